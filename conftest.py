@@ -1,0 +1,3 @@
+"""Pytest configuration shared by the doctests and the test suite."""
+
+collect_ignore = ["snlmarkov/__main__.py", "benchmarks", "notebooks"]

@@ -1,0 +1,79 @@
+"""snlmarkov: Snakes & Ladders as an exact absorbing Markov chain.
+
+The data flows one way: a :class:`Board` and :class:`Rules` give a transition
+model (:func:`turn_model`, :func:`roll_model`), which gives analysis results
+(:func:`analyze`, :func:`race`, :func:`exact_expected_turns`), which feed the
+figures, the report and the command line. The playable :class:`Game` and the
+Monte Carlo :func:`simulate` branch off Board and Rules and share no
+probability code with the matrices; :func:`crosscheck` and
+:func:`verify_game` compare the two paths.
+
+Public names are imported lazily, so ``import snlmarkov`` stays cheap.
+
+Examples
+--------
+>>> import snlmarkov as snl
+>>> a = snl.analyze(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain"))
+>>> round(a.expected_turns, 4)
+39.5984
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS = {
+    # errors
+    "SnlError": "errors",
+    "BoardError": "errors",
+    "RuleError": "errors",
+    "UnwinnableBoardError": "errors",
+    "GameError": "errors",
+    "DiceError": "errors",
+    # configuration
+    "Board": "board",
+    "Rules": "rules",
+    # exact models and analysis
+    "TransitionModel": "model",
+    "RollState": "model",
+    "turn_model": "model",
+    "roll_model": "model",
+    "LengthDistribution": "distribution",
+    "Analysis": "analysis",
+    "JumpEffect": "analysis",
+    "analyze": "analysis",
+    "exact_expected_turns": "exact",
+    "race": "race",
+    "RaceResult": "race",
+    # the game and the simulator (no matrix code)
+    "Game": "game",
+    "Seat": "game",
+    "GameRecord": "record",
+    "render": "render",
+    "simulate": "simulate",
+    "SimulationResult": "simulate",
+    # comparing the two paths
+    "verify_game": "verify",
+    "VerificationReport": "verify",
+    "crosscheck": "crosscheck",
+    "CrosscheckReport": "crosscheck",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'snlmarkov' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

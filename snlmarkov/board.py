@@ -1,0 +1,400 @@
+"""Boards: the squares, the ladders and the snakes.
+
+A :class:`Board` is immutable and validated on construction exactly as
+``RULES.md`` says: jumps act only from squares ``1..size-1``, land on
+``1..size``, never on themselves, never on another jump's start (jumps do not
+chain), and one square holds at most one jump.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from .errors import BoardError
+
+__all__ = ["Board", "BUILTIN_BOARDS"]
+
+_JUNGLE_LADDERS = {1: 38, 4: 14, 9: 31, 21: 42, 28: 84, 36: 44, 51: 67, 71: 91, 80: 98}
+_JUNGLE_SNAKES = {16: 6, 47: 26, 49: 11, 56: 53, 62: 19, 64: 60, 87: 24, 93: 73, 95: 75, 99: 27}
+_MB_LADDERS = {1: 38, 4: 14, 9: 31, 21: 42, 28: 84, 36: 44, 51: 67, 71: 91, 80: 100}
+_MB_SNAKES = {16: 6, 47: 26, 49: 11, 56: 53, 62: 19, 64: 60, 87: 24, 93: 73, 95: 75, 98: 78}
+
+#: The built-in boards, by name: ``(size, ladders, snakes)``.
+BUILTIN_BOARDS: Mapping[str, tuple[int, Mapping[int, int], Mapping[int, int]]] = types.MappingProxyType(
+    {
+        "jungle": (100, _JUNGLE_LADDERS, _JUNGLE_SNAKES),
+        "milton_bradley": (100, _MB_LADDERS, _MB_SNAKES),
+    }
+)
+
+_DEFAULT_BOARD = "jungle"
+
+
+def _as_int(value: Any, what: str) -> int:
+    """Return ``value`` as an int, refusing bools, floats with fractions and text."""
+    if isinstance(value, (bool, np.bool_)):
+        raise BoardError(f"{what} must be an integer, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise BoardError(f"{what} must be an integer, got {value!r}")
+
+
+@dataclass(frozen=True, eq=True)
+class Board:
+    """A Snakes & Ladders board: squares ``0..size`` and their jumps.
+
+    Square 0 is off the board (every token starts there), square ``size`` is
+    the finish. A jump ``start -> end`` is a ladder when ``end > start`` and a
+    snake when ``end < start``; it acts only when a roll lands on ``start``.
+
+    Parameters
+    ----------
+    size : int
+        The finishing square ``N`` (100 on standard boards); at least 2.
+    jumps : mapping of int to int, optional
+        ``start -> end`` for every ladder and snake.
+    name : str, optional
+        A label used in reports; not part of equality.
+
+    Raises
+    ------
+    BoardError
+        If a square is out of range, a jump leads to itself, starts on 0 or
+        on the finish, ends on another jump's start, or the size is invalid.
+        The message names the offending squares.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> b = Board(10, {2: 7, 9: 3})
+    >>> b.ladders, b.snakes
+    ({2: 7}, {9: 3})
+    >>> Board(10, {2: 7, 7: 1})
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.BoardError: jumps chain: 2->7 ends on the start of 7->1
+    """
+
+    size: int
+    jumps: Mapping[int, int] = field(default_factory=dict)
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        size = _as_int(self.size, "board size")
+        if size < 2:
+            raise BoardError(f"board size must be at least 2, got {size}")
+        if not isinstance(self.jumps, Mapping):
+            raise BoardError(f"jumps must be a mapping start -> end, got {type(self.jumps).__name__}")
+        clean: dict[int, int] = {}
+        for raw_start, raw_end in self.jumps.items():
+            start = _as_int(raw_start, "jump start")
+            end = _as_int(raw_end, f"end of jump from {start}")
+            if start in clean:
+                raise BoardError(f"two jumps from square {start}")
+            clean[start] = end
+        _validate_jumps(size, clean)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "jumps", types.MappingProxyType(dict(sorted(clean.items()))))
+        object.__setattr__(self, "name", str(self.name))
+
+    def __hash__(self) -> int:
+        return hash((self.size, tuple(self.jumps.items())))
+
+    def __repr__(self) -> str:
+        label = f", name={self.name!r}" if self.name else ""
+        return f"Board(size={self.size}, jumps={dict(self.jumps)!r}{label})"
+
+    # ------------------------------------------------------------------ views
+    @property
+    def ladders(self) -> dict[int, int]:
+        """The jumps that go up, ``start -> end``."""
+        return {s: e for s, e in self.jumps.items() if e > s}
+
+    @property
+    def snakes(self) -> dict[int, int]:
+        """The jumps that go down, ``head -> tail``."""
+        return {s: e for s, e in self.jumps.items() if e < s}
+
+    def destination(self) -> np.ndarray:
+        """Where a token that lands on each square ends up.
+
+        Returns
+        -------
+        numpy.ndarray
+            Integer array of length ``size + 1``: ``dest[t]`` is the end of the
+            jump starting on ``t``, or ``t`` itself.
+
+        Examples
+        --------
+        >>> Board(6, {2: 5}).destination().tolist()
+        [0, 1, 5, 3, 4, 5, 6]
+        """
+        dest = np.arange(self.size + 1, dtype=np.int64)
+        if self.jumps:
+            starts = np.fromiter(self.jumps.keys(), dtype=np.int64, count=len(self.jumps))
+            ends = np.fromiter(self.jumps.values(), dtype=np.int64, count=len(self.jumps))
+            dest[starts] = ends
+        return dest
+
+    def cell(self, square: int, width: int | None = None) -> tuple[int, int]:
+        """The ``(row, column)`` of a square on the drawn board.
+
+        Rows count up from the bottom and columns from the left; square 1 is
+        bottom-left and rows alternate direction (boustrophedon), so square 100
+        is top-left on the 10x10 board. Square 0 (off the board) is drawn just
+        left of square 1, at ``(0, -1)``.
+
+        Parameters
+        ----------
+        square : int
+            A square in ``0..size``.
+        width : int, optional
+            Squares per row; by default the smallest ``w`` with ``w*w >= size``.
+
+        Examples
+        --------
+        >>> b = Board.builtin()
+        >>> b.cell(1), b.cell(10), b.cell(11), b.cell(100)
+        ((0, 0), (0, 9), (1, 9), (9, 0))
+        """
+        square = _as_int(square, "square")
+        if not 0 <= square <= self.size:
+            raise BoardError(f"square {square} is outside 0..{self.size}")
+        w = self.width if width is None else _as_int(width, "width")
+        if w < 1:
+            raise BoardError(f"width must be positive, got {w}")
+        if square == 0:
+            return (0, -1)
+        row, offset = divmod(square - 1, w)
+        col = offset if row % 2 == 0 else w - 1 - offset
+        return (row, col)
+
+    @property
+    def width(self) -> int:
+        """Squares per drawn row: the smallest ``w`` with ``w * w >= size``."""
+        return math.isqrt(self.size - 1) + 1
+
+    # ------------------------------------------------------------ factories
+    @classmethod
+    def names(cls) -> list[str]:
+        """Names of the built-in boards, the default first.
+
+        Examples
+        --------
+        >>> Board.names()
+        ['jungle', 'milton_bradley']
+        """
+        return list(BUILTIN_BOARDS)
+
+    @classmethod
+    def builtin(cls, name: str | None = None) -> "Board":
+        """A built-in board by name (``"jungle"``, the default, or ``"milton_bradley"``).
+
+        Examples
+        --------
+        >>> b = Board.builtin()
+        >>> b.name, b.size, len(b.ladders), len(b.snakes)
+        ('jungle', 100, 9, 10)
+        """
+        key = _DEFAULT_BOARD if name is None else str(name)
+        if key not in BUILTIN_BOARDS:
+            raise BoardError(f"unknown board {name!r}; built-in boards: {', '.join(BUILTIN_BOARDS)}")
+        size, ladders, snakes = BUILTIN_BOARDS[key]
+        return cls(size, {**ladders, **snakes}, name=key)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "board data") -> "Board":
+        """Build a board from ``{"size": N, "ladders": ..., "snakes": ...}``.
+
+        ``ladders`` and ``snakes`` are each a mapping ``start -> end`` (keys may
+        be strings, as TOML and JSON need) or a list of ``[start, end]`` pairs.
+        An optional ``name`` labels the board.
+
+        Examples
+        --------
+        >>> Board.from_dict({"size": 10, "ladders": {"2": 7}, "snakes": [[9, 3]]})
+        Board(size=10, jumps={2: 7, 9: 3})
+        """
+        if not isinstance(data, Mapping):
+            raise BoardError(f"{source}: expected a table with size, ladders and snakes")
+        unknown = set(data) - {"size", "ladders", "snakes", "name"}
+        if unknown:
+            raise BoardError(f"{source}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+        if "size" not in data:
+            raise BoardError(f"{source}: missing 'size'")
+        try:
+            size = _as_int(data["size"], "size")
+            ladders = _pairs(data.get("ladders", {}), "ladders")
+            snakes = _pairs(data.get("snakes", {}), "snakes")
+            for s, e in ladders:
+                if e <= s:
+                    raise BoardError(f"ladder {s}->{e} does not go up")
+            for s, e in snakes:
+                if e >= s:
+                    raise BoardError(f"snake {s}->{e} does not go down")
+            starts = [s for s, _ in ladders + snakes]
+            dup = sorted({s for s in starts if starts.count(s) > 1})
+            if dup:
+                raise BoardError(f"two jumps from square {dup[0]}")
+            return cls(size, dict(ladders + snakes), name=str(data.get("name", "")))
+        except BoardError as exc:
+            raise BoardError(f"{source}: {exc}") from None
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Board":
+        """Read a board from a TOML (``.toml``) or JSON (``.json``) file.
+
+        The file holds ``size``, ``ladders`` and ``snakes`` (see
+        :meth:`from_dict`). It is parsed as data; nothing in it is executed.
+
+        Raises
+        ------
+        BoardError
+            If the file is missing, unreadable, not valid TOML/JSON, or does
+            not describe a valid board; the message names the file.
+        """
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BoardError(f"{path}: cannot read board file ({exc.strerror or exc})") from None
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".json":
+                data = json.loads(text)
+            elif suffix == ".toml":
+                data = _load_toml(text)
+            else:
+                raise BoardError(f"{path}: board files must end in .toml or .json")
+        except BoardError:
+            raise
+        except Exception as exc:  # parser errors differ between tomllib and json
+            raise BoardError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
+        board = cls.from_dict(data, source=str(path))
+        if not board.name:
+            object.__setattr__(board, "name", path.stem)
+        return board
+
+    def to_dict(self) -> dict[str, Any]:
+        """The board as plain data, the inverse of :meth:`from_dict`.
+
+        Examples
+        --------
+        >>> Board(10, {2: 7, 9: 3}).to_dict()
+        {'size': 10, 'ladders': {2: 7}, 'snakes': {9: 3}}
+        """
+        out: dict[str, Any] = {"size": self.size, "ladders": self.ladders, "snakes": self.snakes}
+        if self.name:
+            out["name"] = self.name
+        return out
+
+    @classmethod
+    def random(
+        cls,
+        size: int,
+        *,
+        jump_fraction: float = 0.1,
+        max_length: int = 12,
+        rng: Any = None,
+    ) -> "Board":
+        """A random valid board with jumps on about ``jump_fraction`` of its squares.
+
+        Half the jumps are ladders and half snakes, each of a length drawn
+        uniformly from ``1..max_length``; jumps never chain. Used for scale
+        benchmarks and property tests.
+
+        Parameters
+        ----------
+        size : int
+            The finishing square.
+        jump_fraction : float, default 0.1
+            Fraction of squares ``1..size-1`` that start a jump (before
+            removing the few that would chain or fall off the board).
+        max_length : int, default 12
+            Longest jump.
+        rng : None, int or numpy.random.Generator
+            Seed or generator, passed to :func:`numpy.random.default_rng`.
+
+        Examples
+        --------
+        >>> b = Board.random(1000, rng=1)
+        >>> 80 < len(b.jumps) <= 100
+        True
+        """
+        size = _as_int(size, "board size")
+        if size < 2:
+            raise BoardError(f"board size must be at least 2, got {size}")
+        if not 0.0 <= jump_fraction <= 1.0:
+            raise BoardError(f"jump_fraction must be in [0, 1], got {jump_fraction}")
+        max_length = _as_int(max_length, "max_length")
+        if max_length < 1:
+            raise BoardError(f"max_length must be at least 1, got {max_length}")
+        gen = np.random.default_rng(rng)
+        n_jumps = int(round(jump_fraction * (size - 1)))
+        starts = gen.choice(np.arange(1, size), size=min(n_jumps, size - 1), replace=False)
+        lengths = gen.integers(1, max_length + 1, size=starts.size)
+        signs = np.where(gen.random(starts.size) < 0.5, 1, -1)
+        ends = starts + signs * lengths
+        keep = (ends >= 1) & (ends <= size)
+        starts, ends = starts[keep], ends[keep]
+        is_start = np.zeros(size + 1, dtype=bool)
+        is_start[starts] = True
+        keep = ~is_start[ends]  # no chains: an end never lands on a start
+        return cls(size, dict(zip(starts[keep].tolist(), ends[keep].tolist())), name=f"random{size}")
+
+
+def _pairs(value: Any, what: str) -> list[tuple[int, int]]:
+    """Normalise a mapping or a list of pairs to ``[(start, end), ...]``."""
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = []
+        for item in value:
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise BoardError(f"{what}: each entry must be a [start, end] pair, got {item!r}")
+            items.append((item[0], item[1]))
+    else:
+        raise BoardError(f"{what} must be a table start -> end or a list of pairs")
+    out = []
+    for s, e in items:
+        if isinstance(s, str):
+            try:
+                s = int(s.strip())
+            except ValueError:
+                raise BoardError(f"{what}: square {s!r} is not an integer") from None
+        out.append((_as_int(s, f"{what} start"), _as_int(e, f"{what} end")))
+    return out
+
+
+def _load_toml(text: str) -> Any:
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+def _validate_jumps(size: int, jumps: Mapping[int, int]) -> None:
+    for start, end in jumps.items():
+        if start == 0:
+            raise BoardError(f"jump {start}->{end} starts on square 0, which is off the board")
+        if start == size:
+            raise BoardError(f"jump {start}->{end} starts on the finish square {size}")
+        if not 0 < start < size:
+            raise BoardError(f"jump {start}->{end} starts outside the board 0..{size}")
+        if not 1 <= end <= size:
+            raise BoardError(f"jump {start}->{end} ends outside 1..{size}")
+        if end == start:
+            raise BoardError(f"jump {start}->{end} leads to itself")
+    for start, end in jumps.items():
+        if end in jumps:
+            raise BoardError(f"jumps chain: {start}->{end} ends on the start of {end}->{jumps[end]}")

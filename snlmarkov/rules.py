@@ -1,0 +1,186 @@
+"""Rule sets: which house rules are in play.
+
+:class:`Rules` holds the toggles of ``RULES.md`` under the same names. It is
+immutable and validated on construction; :meth:`Rules.preset` gives the three
+named rule sets.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import RuleError
+
+__all__ = ["Rules", "PRESETS", "FINISH_RULES", "CAP_POLICIES"]
+
+#: What happens when a roll would carry the token past the finish.
+FINISH_RULES = ("stay", "bounce", "none")
+#: What happens on the roll after a turn holds ``max_sixes`` sixes.
+CAP_POLICIES = ("redeal", "forfeit")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A rule set for one game (see ``RULES.md`` for what each rule means).
+
+    Parameters
+    ----------
+    finish : {"stay", "bounce", "none"}, default "stay"
+        Overshooting the finish: stay put and end the turn, bounce back from
+        the finish, or finish anyway (exact finish off).
+    bonus_on_six : bool, default True
+        A six earns another roll in the same turn.
+    max_sixes : int or None, default 2
+        At most this many sixes in one turn; ``None`` means no cap.
+    on_cap : {"redeal", "forfeit"}, default "redeal"
+        The roll after the cap is reached: drawn from ``1..faces-1``
+        (``redeal``), or a fair roll where a six voids the whole turn
+        (``forfeit``).
+    start_on_six : bool, default False
+        A token on square 0 needs a six to enter; that six does not move it
+        and the player rolls again at once.
+    bump : bool, default False
+        A token that ends its turn on a square ``1..N-1`` where another
+        player's token stands goes back to ``bump_to``.
+    bump_to : int, default 1
+        Where a bumped token is placed (no jump there acts).
+    faces : int, default 6
+        Faces of the fair die; "six" means the top face.
+
+    Raises
+    ------
+    RuleError
+        For a value outside the choices above.
+
+    Examples
+    --------
+    >>> from snlmarkov import Rules
+    >>> Rules()
+    Rules(finish='stay', bonus_on_six=True, max_sixes=2, on_cap='redeal', start_on_six=False, bump=False, bump_to=1, faces=6)
+    >>> Rules.preset("family").finish
+    'bounce'
+    >>> Rules(finish="exact")
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.RuleError: finish must be one of 'stay', 'bounce', 'none'; got 'exact'
+    """
+
+    finish: str = "stay"
+    bonus_on_six: bool = True
+    max_sixes: int | None = 2
+    on_cap: str = "redeal"
+    start_on_six: bool = False
+    bump: bool = False
+    bump_to: int = 1
+    faces: int = 6
+
+    def __post_init__(self) -> None:
+        if self.finish not in FINISH_RULES:
+            raise RuleError(f"finish must be one of {', '.join(map(repr, FINISH_RULES))}; got {self.finish!r}")
+        if self.on_cap not in CAP_POLICIES:
+            raise RuleError(f"on_cap must be one of {', '.join(map(repr, CAP_POLICIES))}; got {self.on_cap!r}")
+        for name in ("bonus_on_six", "start_on_six", "bump"):
+            if not isinstance(getattr(self, name), bool):
+                raise RuleError(f"{name} must be True or False; got {getattr(self, name)!r}")
+        if self.max_sixes is not None and (not _is_int(self.max_sixes) or self.max_sixes < 1):
+            raise RuleError(f"max_sixes must be an integer >= 1 or None; got {self.max_sixes!r}")
+        if not _is_int(self.faces) or self.faces < 2:
+            raise RuleError(f"faces must be an integer >= 2; got {self.faces!r}")
+        if not _is_int(self.bump_to) or self.bump_to < 1:
+            raise RuleError(f"bump_to must be an integer >= 1 (a square on the board); got {self.bump_to!r}")
+        for name in ("max_sixes", "faces", "bump_to"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, int(value))
+
+    # ----------------------------------------------------------- factories
+    @classmethod
+    def preset(cls, name: str | None = None) -> "Rules":
+        """A named rule set: ``"app"`` (the default), ``"family"`` or ``"plain"``.
+
+        Examples
+        --------
+        >>> Rules.preset() == Rules()
+        True
+        >>> Rules.preset("plain").bonus_on_six
+        False
+        """
+        key = "app" if name is None else str(name)
+        if key not in PRESETS:
+            raise RuleError(f"unknown rule preset {name!r}; presets: {', '.join(PRESETS)}")
+        return cls(**PRESETS[key])
+
+    @classmethod
+    def presets(cls) -> list[str]:
+        """Names of the presets, the default first."""
+        return list(PRESETS)
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some fields changed (validated again).
+
+        Examples
+        --------
+        >>> Rules().replace(finish="bounce").finish
+        'bounce'
+        """
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise RuleError(f"unknown rule field(s): {', '.join(sorted(unknown))}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rules as plain data (round-trips through ``Rules(**d)``)."""
+        return dataclasses.asdict(self)
+
+    @property
+    def preset_name(self) -> str:
+        """The preset these rules equal, or ``"custom"``.
+
+        Examples
+        --------
+        >>> Rules(finish="bounce").preset_name
+        'custom'
+        """
+        for key, values in PRESETS.items():
+            if self == Rules(**values):
+                return key
+        return "custom"
+
+    def check_board(self, board: Any) -> None:
+        """Refuse a rule set that cannot be played on ``board``.
+
+        ``bounce`` needs a board at least as large as the die (otherwise a
+        bounce could fall below square 1), and ``bump_to`` must be a square
+        ``1..size-1``.
+
+        Raises
+        ------
+        RuleError
+            Naming the board size and the rule.
+        """
+        if self.finish == "bounce" and board.size < self.faces:
+            raise RuleError(
+                f"finish='bounce' needs a board of at least {self.faces} squares "
+                f"(the die's faces); this board has {board.size}"
+            )
+        if self.bump and not 1 <= self.bump_to <= board.size - 1:
+            raise RuleError(f"bump_to={self.bump_to} is not a square 1..{board.size - 1} of this board")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: The named rule sets of ``RULES.md``.
+PRESETS: Mapping[str, Mapping[str, Any]] = types.MappingProxyType(
+    {
+        "app": types.MappingProxyType({}),
+        "family": types.MappingProxyType(
+            {"finish": "bounce", "bonus_on_six": False, "max_sixes": None, "start_on_six": True, "bump": True, "bump_to": 1}
+        ),
+        "plain": types.MappingProxyType({"finish": "stay", "bonus_on_six": False, "max_sixes": None}),
+    }
+)
