@@ -15,7 +15,7 @@ Examples
 >>> import snlmarkov as snl
 >>> a = snl.analyze(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain"))
 >>> round(a.expected_turns, 4)
-39.5984
+39.2251
 """
 
 from __future__ import annotations

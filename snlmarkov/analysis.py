@@ -1,0 +1,301 @@
+"""Single-player analysis: everything about one token's race to the finish.
+
+:func:`analyze` turns a board and rules into an :class:`Analysis`, a frozen
+result holding exact figures (to floating point): expected length, its
+variance and whole distribution, occupancy, landings, jump uses, hitting
+probabilities, and the effect of every jump.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from .board import Board
+from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
+from .errors import SnlError
+from .hitting import hit_probabilities
+from .model import TransitionModel, turn_model
+from .rules import Rules
+from .solve import AbsorbingSystem
+
+__all__ = ["Analysis", "JumpEffect", "analyze", "expected_turns"]
+
+
+@dataclass(frozen=True)
+class JumpEffect:
+    """What one ladder or snake is worth.
+
+    Attributes
+    ----------
+    start, end : int
+        The jump.
+    kind : {"ladder", "snake"}
+    expected_turns_without : float
+        Expected turns from 0 on the board without this jump.
+    difference : float
+        ``expected_turns_with - expected_turns_without``: negative for a jump
+        that shortens the game (most ladders), positive for one that
+        lengthens it (most snakes).
+    uses : float
+        Expected number of times the jump is used in one game.
+    """
+
+    start: int
+    end: int
+    kind: str
+    expected_turns_without: float
+    difference: float
+    uses: float
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """Exact single-player figures for one board and rule set.
+
+    Build it with :func:`analyze`. Figures that take longer to compute
+    (``length``, ``hit_probability``) are computed on first access and kept.
+    The ``bump`` rule has nothing to act on with one token and is ignored.
+
+    Attributes
+    ----------
+    board, rules : Board, Rules
+    model : TransitionModel
+        The turn-level model the figures come from.
+    expected_turns : float
+        Expected number of turns from square 0 to the finish.
+    expected_turns_from : numpy.ndarray
+        The same from every square ``0..N`` (0 on the finish; ``inf`` on
+        squares from which finishing is not certain).
+    var_turns, std_turns : float
+        Variance and standard deviation of the number of turns from 0.
+    expected_rolls : float
+        Expected number of die throws (an entering six counts as a roll).
+    occupancy : numpy.ndarray
+        Expected number of turns begun on each square (square 0 at the start
+        counts); it sums to ``expected_turns``.
+    landings : numpy.ndarray
+        Expected number of rolls landing on each square (before a jump acts;
+        mid-turn landings and bounce targets included).
+    jump_uses : Mapping[int, float]
+        Expected uses of each jump per game, by jump start.
+    tail : float
+        Tail mass bound used for ``length``.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> a = snl.analyze(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain"))
+    >>> round(a.expected_turns, 6), round(a.std_turns, 4)
+    (39.225122, 25.225)
+    >>> round(a.occupancy.sum(), 6) == round(a.expected_turns, 6)
+    True
+    >>> a.length.minimum, a.length.mode
+    (7, 20)
+    """
+
+    board: Board
+    rules: Rules
+    model: TransitionModel = field(repr=False)
+    expected_turns: float
+    expected_turns_from: np.ndarray = field(repr=False)
+    var_turns: float
+    expected_rolls: float
+    occupancy: np.ndarray = field(repr=False)
+    landings: np.ndarray = field(repr=False)
+    jump_uses: Mapping[int, float] = field(repr=False)
+    tail: float = DEFAULT_TAIL
+    _system: AbsorbingSystem = field(repr=False, default=None)  # type: ignore[assignment]
+
+    @property
+    def std_turns(self) -> float:
+        """Standard deviation of the number of turns from 0."""
+        return float(np.sqrt(self.var_turns))
+
+    @cached_property
+    def length(self) -> LengthDistribution:
+        """Exact distribution of the number of turns, to a tail mass below ``tail``."""
+        sysm = self._system
+        start = np.zeros(sysm.states.size)
+        start[sysm.position(self.model.start)] = 1.0
+        return absorption_times(sysm.q, start, tail=self.tail, unit="turns")
+
+    @cached_property
+    def hit_probability(self) -> np.ndarray:
+        """Probability that a roll ever lands on each square ``0..N`` in one game."""
+        return hit_probabilities(self.board, self.rules)
+
+    def position_distributions(self, turns: int) -> np.ndarray:
+        """Where the token is after ``0..turns`` turns.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(turns + 1, N + 1)``; row ``t`` is the distribution of the
+            token's square after ``t`` turns (the finish column accumulates).
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> a = snl.analyze(snl.Board.builtin())
+        >>> d = a.position_distributions(3)
+        >>> d.shape, float(d[0, 0]), bool(np.allclose(d.sum(axis=1), 1))
+        ((4, 101), 1.0, True)
+        """
+        turns = int(turns)
+        if turns < 0:
+            raise SnlError(f"turns must be non-negative, got {turns}")
+        mt = self.model.matrix.T.tocsr()
+        out = np.zeros((turns + 1, self.model.n_states))
+        out[0, self.model.start] = 1.0
+        for t in range(turns):
+            out[t + 1] = mt @ out[t]
+        return out
+
+    def position_distribution(self, turns: int) -> np.ndarray:
+        """Distribution of the token's square after ``turns`` turns (length ``N + 1``)."""
+        return self.position_distributions(turns)[-1]
+
+    def jump_effects(self) -> tuple[JumpEffect, ...]:
+        """The effect of removing each ladder and snake, in board order.
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> fx = snl.analyze(snl.Board.builtin()).jump_effects()
+        >>> best = min(fx, key=lambda e: e.difference)
+        >>> best.kind, best.start, best.end
+        ('ladder', 28, 84)
+        """
+        out = []
+        for start, end in self.board.jumps.items():
+            jumps = dict(self.board.jumps)
+            del jumps[start]
+            without = expected_turns(Board(self.board.size, jumps), self.rules)
+            out.append(
+                JumpEffect(
+                    start=start,
+                    end=end,
+                    kind="ladder" if end > start else "snake",
+                    expected_turns_without=without,
+                    difference=self.expected_turns - without,
+                    uses=float(self.jump_uses[start]),
+                )
+            )
+        return tuple(out)
+
+    def summary(self) -> dict:
+        """Headline figures as plain data (for JSON and reports)."""
+        d = self.length
+        return {
+            "board": self.board.name or "custom",
+            "board_size": self.board.size,
+            "rules": self.rules.to_dict(),
+            "preset": self.rules.preset_name,
+            "expected_turns": self.expected_turns,
+            "std_turns": self.std_turns,
+            "median_turns": d.median(),
+            "mode_turns": d.mode,
+            "min_turns": d.minimum,
+            "p90_turns": d.ppf(0.9),
+            "expected_rolls": self.expected_rolls,
+            "length_tail_mass": d.tail_mass,
+            "length_horizon": d.horizon,
+        }
+
+
+def _system(board: Board, rules: Rules) -> AbsorbingSystem:
+    return AbsorbingSystem.of(turn_model(board, rules))
+
+
+def expected_turns(board: Board, rules: Rules | None = None) -> float:
+    """Expected number of turns from square 0 (the fast path for large boards).
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> round(expected_turns(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain")), 9)
+    39.225122308
+    """
+    rules = Rules() if rules is None else rules
+    sysm = _system(board, rules)
+    e = np.zeros(sysm.states.size)
+    e[sysm.position(sysm.model.start)] = 1.0
+    occupancy = sysm.solve_transposed(e)
+    return float(occupancy.sum())
+
+
+def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL) -> Analysis:
+    """Analyse one token's game on ``board`` under ``rules``.
+
+    Parameters
+    ----------
+    board : Board, optional
+        Defaults to the jungle board.
+    rules : Rules, optional
+        Defaults to ``Rules()`` (the ``app`` preset).
+    tail : float, default 1e-13
+        The length distribution is computed until less than this much
+        probability is left beyond its horizon.
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    UnwinnableBoardError
+        If finishing is impossible from a square reachable from 0.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> a = snl.analyze()
+    >>> round(a.expected_turns, 4), round(a.expected_rolls, 4)
+    (55.6148, 65.2966)
+    >>> max(a.jump_uses, key=a.jump_uses.get)
+    99
+    """
+    board = Board.builtin() if board is None else board
+    rules = Rules() if rules is None else rules
+    if not isinstance(board, Board):
+        raise SnlError(f"board must be a Board, got {type(board).__name__}")
+    if not isinstance(rules, Rules):
+        raise SnlError(f"rules must be a Rules, got {type(rules).__name__}")
+    model = turn_model(board, rules)
+    sysm = AbsorbingSystem.of(model)
+    ones = np.ones(sysm.states.size)
+    m = sysm.solve(ones)  # expected turns from each square
+    second = sysm.solve(m)  # (I - Q)^-1 m
+    var_from = 2.0 * second - m - m * m
+    x0 = sysm.position(model.start)
+    e0 = np.zeros(sysm.states.size)
+    e0[x0] = 1.0
+    occ_states = sysm.solve_transposed(e0)
+    occupancy = np.zeros(model.n_states)
+    occupancy[sysm.states] = occ_states
+    rolls = float(occupancy @ model.rolls)
+    landings = np.asarray(model.landings.T @ occupancy).ravel()
+    uses = MappingProxyType({s: float(landings[s]) for s in board.jumps})
+    for arr in (occupancy, landings):
+        arr.setflags(write=False)
+    from_sq = sysm.expand(m)
+    from_sq.setflags(write=False)
+    return Analysis(
+        board=board,
+        rules=rules,
+        model=model,
+        expected_turns=float(m[x0]),
+        expected_turns_from=from_sq,
+        var_turns=float(var_from[x0]),
+        expected_rolls=rolls,
+        occupancy=occupancy,
+        landings=landings,
+        jump_uses=uses,
+        tail=float(tail),
+        _system=sysm,
+    )

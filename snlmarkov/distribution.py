@@ -1,0 +1,181 @@
+"""The exact distribution of a game's length, computed to a stated horizon."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import SnlError
+
+__all__ = ["LengthDistribution", "absorption_times", "DEFAULT_TAIL"]
+
+#: Default bound on the probability left beyond the horizon.
+DEFAULT_TAIL = 1e-13
+
+
+@dataclass(frozen=True, eq=False)
+class LengthDistribution:
+    """Exact distribution of a count of steps (turns, rounds) to the end.
+
+    ``pmf[k]`` is exact (to floating point) for ``k = 0..horizon``; the
+    probability that the count exceeds the horizon is ``tail_mass``, stated
+    explicitly rather than dropped. Moments are taken over ``0..horizon``.
+
+    Attributes
+    ----------
+    probabilities : numpy.ndarray
+        ``P(K = k)`` for ``k = 0..horizon``.
+    tail_mass : float
+        ``P(K > horizon)``.
+    unit : str
+        What is counted (``"turns"``, ``"rounds"``, ...), for labels.
+
+    Examples
+    --------
+    >>> from snlmarkov import LengthDistribution
+    >>> d = LengthDistribution(np.array([0.0, 0.5, 0.25, 0.25]), tail_mass=0.0)
+    >>> d.mean(), d.median(), d.mode, d.minimum, d.horizon
+    (1.75, 1, 1, 1, 3)
+    >>> float(d.cdf(2)), float(d.sf(2))
+    (0.75, 0.25)
+    """
+
+    probabilities: np.ndarray = field(repr=False)
+    tail_mass: float = 0.0
+    unit: str = "turns"
+
+    def __post_init__(self) -> None:
+        p = np.asarray(self.probabilities, dtype=float)
+        if p.ndim != 1 or p.size == 0:
+            raise SnlError("probabilities must be a non-empty 1-d array")
+        if np.any(p < -1e-15) or not np.isfinite(p).all():
+            raise SnlError("probabilities must be finite and non-negative")
+        if not 0.0 <= self.tail_mass <= 1.0:
+            raise SnlError(f"tail_mass must be in [0, 1], got {self.tail_mass}")
+        if abs(p.sum() + self.tail_mass - 1.0) > 1e-9:
+            raise SnlError(f"probabilities and tail mass sum to {p.sum() + self.tail_mass}, not 1")
+        p = np.clip(p, 0.0, None)
+        p.setflags(write=False)
+        object.__setattr__(self, "probabilities", p)
+        object.__setattr__(self, "tail_mass", float(self.tail_mass))
+        cdf = np.cumsum(p)
+        cdf.setflags(write=False)
+        object.__setattr__(self, "_cdf", cdf)
+
+    # -------------------------------------------------------------- basics
+    @property
+    def horizon(self) -> int:
+        """The largest count whose probability was computed."""
+        return self.probabilities.size - 1
+
+    @property
+    def support(self) -> np.ndarray:
+        """The counts ``0..horizon``."""
+        return np.arange(self.probabilities.size)
+
+    @property
+    def minimum(self) -> int:
+        """The smallest count with positive probability."""
+        return int(np.flatnonzero(self.probabilities > 0)[0])
+
+    @property
+    def mode(self) -> int:
+        """The most likely count."""
+        return int(np.argmax(self.probabilities))
+
+    def pmf(self, k: Any) -> Any:
+        """``P(K = k)``; 0 outside ``0..horizon`` (vectorised)."""
+        k = np.asarray(k)
+        inside = (k >= 0) & (k <= self.horizon)
+        out = np.where(inside, self.probabilities[np.clip(k, 0, self.horizon).astype(int)], 0.0)
+        return out if out.ndim else float(out)
+
+    def cdf(self, k: Any) -> Any:
+        """``P(K <= k)`` (vectorised); beyond the horizon it is ``1 - tail_mass``."""
+        k = np.floor(np.asarray(k, dtype=float))
+        out = np.where(k < 0, 0.0, self._cdf[np.clip(k, 0, self.horizon).astype(int)])
+        return out if out.ndim else float(out)
+
+    def sf(self, k: Any) -> Any:
+        """``P(K > k)`` (vectorised)."""
+        k = np.floor(np.asarray(k, dtype=float))
+        tail = 1.0 - self._cdf - self.tail_mass  # P(horizon >= K > k)
+        out = np.where(k < 0, 1.0, np.clip(tail[np.clip(k, 0, self.horizon).astype(int)], 0.0, None) + self.tail_mass)
+        return out if out.ndim else float(out)
+
+    def ppf(self, q: Any) -> Any:
+        """Smallest ``k`` with ``P(K <= k) >= q``; ``inf`` where ``q`` lies in the tail."""
+        q = np.asarray(q, dtype=float)
+        if np.any((q < 0) | (q > 1)):
+            raise SnlError("ppf takes probabilities in [0, 1]")
+        k = np.searchsorted(self._cdf, q - 1e-15, side="left").astype(float)
+        k = np.where(k > self.horizon, np.inf, k)
+        if k.ndim:
+            return k
+        return int(k) if np.isfinite(k) else float(k)
+
+    def median(self) -> int:
+        """The median count."""
+        return self.ppf(0.5)
+
+    def mean(self) -> float:
+        """The mean over ``0..horizon``."""
+        return float(np.dot(self.support, self.probabilities))
+
+    def var(self) -> float:
+        """The variance over ``0..horizon``."""
+        k = self.support
+        m = self.mean()
+        return float(np.dot((k - m) ** 2, self.probabilities))
+
+    def std(self) -> float:
+        """The standard deviation over ``0..horizon``."""
+        return float(np.sqrt(self.var()))
+
+    def rvs(self, size: Any = None, *, rng: Any = None) -> Any:
+        """Random counts drawn from the distribution (the tail renormalised away).
+
+        Examples
+        --------
+        >>> d = LengthDistribution(np.array([0.0, 0.5, 0.5]))
+        >>> sorted(set(d.rvs(100, rng=1).tolist()))
+        [1, 2]
+        """
+        gen = np.random.default_rng(rng)
+        p = self.probabilities / self.probabilities.sum()
+        return gen.choice(self.support, size=size, p=p)
+
+
+def absorption_times(
+    transient: sp.csr_matrix,
+    start: np.ndarray,
+    *,
+    tail: float = DEFAULT_TAIL,
+    max_steps: int = 10_000_000,
+    unit: str = "turns",
+) -> LengthDistribution:
+    """Distribution of steps to absorption of a chain started from ``start``.
+
+    ``transient`` is the transient block ``Q`` of the transition matrix and
+    ``start`` the initial distribution over transient states. The mass still
+    transient after ``k`` steps is ``start @ Q^k``; steps continue until that
+    mass is below ``tail``.
+    """
+    if tail <= 0:
+        raise SnlError("tail must be positive")
+    qt = transient.T.tocsr()
+    v = np.asarray(start, dtype=float).copy()
+    alive = [v.sum()]
+    steps = 0
+    while alive[-1] > tail:
+        v = qt @ v
+        alive.append(v.sum())
+        steps += 1
+        if steps >= max_steps:
+            raise SnlError(f"the length distribution still has mass {alive[-1]:.3g} after {max_steps} steps")
+    alive = np.asarray(alive)
+    pmf = np.concatenate([[1.0 - alive[0]], -np.diff(alive)])
+    return LengthDistribution(np.clip(pmf, 0.0, None), tail_mass=float(max(alive[-1], 0.0)), unit=unit)

@@ -1,0 +1,186 @@
+"""Expected game length as an exact fraction, with no floating point anywhere.
+
+This module applies the rules with its own scalar code (a turn is followed
+roll by roll in rational arithmetic) and solves the expected-turns equations
+exactly, so it is also an independent check of the floating-point models.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from fractions import Fraction
+
+from .board import Board
+from .errors import UnwinnableBoardError
+from .rules import Rules
+
+__all__ = ["exact_expected_turns", "exact_turn_row"]
+
+
+def _outcomes(board: Board, rules: Rules, dest: dict, origin: int, cur: int, sixes: int):
+    """Outcomes of one roll as ``(probability, continues, square)`` triples."""
+    n, f = board.size, rules.faces
+    if rules.start_on_six and cur == 0 and sixes == 0:
+        return [(Fraction(1, f), True, 0), (Fraction(f - 1, f), False, 0)]
+    capped = rules.max_sixes is not None and sixes >= rules.max_sixes
+    out = []
+    faces = range(1, f) if capped and rules.on_cap == "redeal" else range(1, f + 1)
+    share = Fraction(1, f - 1) if capped and rules.on_cap == "redeal" else Fraction(1, f)
+    for k in faces:
+        if capped and k == f:  # forfeit: the whole turn is void
+            out.append((share, False, origin))
+            continue
+        t = cur + k
+        if t > n:
+            if rules.finish == "stay":
+                out.append((share, False, cur))
+                continue
+            t = 2 * n - t if rules.finish == "bounce" else n
+        q = dest.get(t, t)
+        bonus = k == f and rules.bonus_on_six and not capped and q != n
+        out.append((share, bonus, q))
+    return out
+
+
+def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction]:
+    """Exact distribution of where a turn that begins on ``start`` ends.
+
+    Without a cap a turn may roll sixes forever; the in-turn states then
+    repeat with period ``L`` and the repeating part is summed exactly as a
+    geometric series.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> exact_turn_row(Board(3), Rules(faces=2, max_sixes=None), 0)
+    {1: Fraction(1, 2), 2: Fraction(1, 4), 3: Fraction(1, 4)}
+
+    On this board a two from square 1 lands on the snake back to 1 and earns
+    another roll, forever with probability 0: the series sums to 1.
+
+    >>> exact_turn_row(Board(4, {3: 1}), Rules(faces=2, max_sixes=None), 1)
+    {2: Fraction(1, 1)}
+    """
+    dest = dict(board.jumps)
+    seen: dict[tuple[int, int], int] = {}
+    weights: list[Fraction] = []  # probability of reaching each in-turn state
+    ends: list[dict[int, Fraction]] = []  # where the turn ends from it, weighted
+    cur, sixes, weight = start, 0, Fraction(1)
+    cycle_from, ratio = len(weights), Fraction(0)
+    while True:
+        key = (cur, sixes if rules.max_sixes is not None else min(sixes, 1))
+        if key in seen:  # only without a cap: the six run repeats from here
+            cycle_from = seen[key]
+            ratio = weight / weights[cycle_from]
+            break
+        seen[key] = len(weights)
+        weights.append(weight)
+        here: dict[int, Fraction] = {}
+        nxt = None
+        for p, cont, q in _outcomes(board, rules, dest, start, cur, sixes):
+            if cont:
+                nxt = (q, weight * p)
+            else:
+                here[q] = here.get(q, Fraction(0)) + weight * p
+        ends.append(here)
+        if nxt is None:
+            cycle_from = len(weights)
+            break
+        cur, weight = nxt
+        sixes += 1
+    row: dict[int, Fraction] = {}
+    for i, here in enumerate(ends):
+        scale = 1 / (1 - ratio) if i >= cycle_from else Fraction(1)
+        for q, p in here.items():
+            row[q] = row.get(q, Fraction(0)) + p * scale
+    return dict(sorted(row.items()))
+
+
+def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:
+    """Expected number of turns from square 0, as an exact fraction.
+
+    Only rational arithmetic is used: the turn-level rows are built exactly
+    and the expected-turns equations are solved by exact elimination (the
+    unknowns are the squares a turn can move back to, so the system stays
+    small on real boards).
+
+    Raises
+    ------
+    UnwinnableBoardError
+        If finishing is impossible from a square reachable from 0.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules, exact_expected_turns
+    >>> exact_expected_turns(Board(3), Rules.preset("plain").replace(faces=2))
+    Fraction(3, 1)
+    >>> e = exact_expected_turns(Board.builtin("milton_bradley"), Rules.preset("plain"))
+    >>> float(e)
+    39.22512230823...
+    """
+    board = Board.builtin() if board is None else board
+    rules = Rules() if rules is None else rules
+    rules.check_board(board)
+    n = board.size
+    rows: dict[int, dict[int, Fraction]] = {}
+    queue = deque([0])
+    while queue:  # the squares reachable from 0
+        p = queue.popleft()
+        if p in rows or p == n:
+            continue
+        rows[p] = exact_turn_row(board, rules, p)
+        queue.extend(q for q in rows[p] if q not in rows)
+    # which of them can finish?
+    back: dict[int, set[int]] = {}
+    for p, row in rows.items():
+        for q in row:
+            back.setdefault(q, set()).add(p)
+    can_finish, queue = {n}, deque([n])
+    while queue:
+        q = queue.popleft()
+        for p in back.get(q, ()):
+            if p not in can_finish:
+                can_finish.add(p)
+                queue.append(p)
+    stuck = sorted(set(rows) - can_finish)
+    if stuck:
+        raise UnwinnableBoardError(
+            f"the finish {n} cannot be reached from square {stuck[0]}, which the token can reach from 0",
+            stuck[0],
+        )
+
+    squares = sorted(rows, reverse=True)
+    backward = sorted({q for p in squares for q in rows[p] if q < p and q != n})
+    var = {b: i for i, b in enumerate(backward)}
+    m = len(backward)
+    # x_p = const + sum_b coef[b] x_b, built from the top square down
+    expr: dict[int, list[Fraction]] = {}
+    for p in squares:
+        row = rows[p]
+        acc = [Fraction(0)] * (m + 1)
+        acc[m] = Fraction(1)
+        for q, prob in row.items():
+            if q == n or q == p:
+                continue
+            if q > p:
+                for i, c in enumerate(expr[q]):
+                    if c:
+                        acc[i] += prob * c
+            else:
+                acc[var[q]] += prob
+        stay = row.get(p, Fraction(0))
+        expr[p] = [c / (1 - stay) for c in acc]
+    # equations x_b = expr_b for the backward squares: (I - C) x = d
+    a = [[(Fraction(1) if i == j else Fraction(0)) - expr[b][j] for j in range(m)] + [expr[b][m]] for i, b in enumerate(backward)]
+    for col in range(m):
+        piv = next(r for r in range(col, m) if a[r][col] != 0)
+        a[col], a[piv] = a[piv], a[col]
+        inv = 1 / a[col][col]
+        a[col] = [v * inv for v in a[col]]
+        for r in range(m):
+            if r != col and a[r][col] != 0:
+                factor = a[r][col]
+                a[r] = [v - factor * w for v, w in zip(a[r], a[col])]
+    values = [a[i][m] for i in range(m)]
+    x0 = expr[0]
+    return x0[m] + sum((c * v for c, v in zip(x0[:m], values)), Fraction(0))
