@@ -58,10 +58,12 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
     n_sq = board.size
     f = rules.faces
     dest = board.destination()
-    cur = np.asarray(cur, dtype=np.int64)
-    sixes = np.asarray(sixes, dtype=np.int64)
-    origin = np.asarray(origin, dtype=np.int64)
-    idx_all = np.arange(cur.size)
+    itype = np.int32 if n_sq < 2**30 and cur.size < 2**31 else np.int64
+    dest = dest.astype(itype)
+    cur = np.asarray(cur, dtype=itype)
+    sixes = np.asarray(sixes, dtype=itype)
+    origin = np.asarray(origin, dtype=itype)
+    idx_all = np.arange(cur.size, dtype=itype)
     parts: list[tuple[np.ndarray, ...]] = []
 
     moving = np.ones(cur.size, dtype=bool)
@@ -70,8 +72,8 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
         moving &= ~entering
         e = idx_all[entering]
         if e.size:
-            none = np.full(e.size, -1, dtype=np.int64)
-            zero = np.zeros(e.size, dtype=np.int64)
+            none = np.full(e.size, -1, dtype=itype)
+            zero = np.zeros(e.size, dtype=itype)
             # a six enters (the token stays on 0 and rolls again); anything else ends the turn
             parts.append((e, np.full(e.size, 1.0 / f), none, zero, np.ones(e.size, dtype=bool)))
             parts.append((e, np.full(e.size, (f - 1.0) / f), none, zero, np.zeros(e.size, dtype=bool)))
@@ -91,7 +93,7 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
                 v = sel[void]
                 if v.size:
                     parts.append(
-                        (v, p[void], np.full(v.size, -1, dtype=np.int64), origin[v], np.zeros(v.size, dtype=bool))
+                        (v, p[void], np.full(v.size, -1, dtype=itype), origin[v], np.zeros(v.size, dtype=bool))
                     )
                 sel, p = sel[~void], p[~void]
         if not sel.size:
@@ -112,7 +114,7 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
         parts.append((sel, p, landing, square, cont))
 
     if not parts:
-        empty = np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=itype)
         return RollOutcomes(empty, np.zeros(0), empty, empty, np.zeros(0, dtype=bool))
     cols = [np.concatenate(col) for col in zip(*parts)]
     return RollOutcomes(cols[0], cols[1].astype(float), cols[2], cols[3], cols[4])

@@ -92,10 +92,10 @@ class Analysis:
     >>> a = snl.analyze(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain"))
     >>> round(a.expected_turns, 6), round(a.std_turns, 4)
     (39.225122, 25.225)
-    >>> round(a.occupancy.sum(), 6) == round(a.expected_turns, 6)
+    >>> bool(abs(a.occupancy.sum() - a.expected_turns) < 1e-9)
     True
     >>> a.length.minimum, a.length.mode
-    (7, 20)
+    (7, 22)
     """
 
     board: Board
@@ -122,7 +122,8 @@ class Analysis:
         sysm = self._system
         start = np.zeros(sysm.states.size)
         start[sysm.position(self.model.start)] = 1.0
-        return absorption_times(sysm.q, start, tail=self.tail, unit="turns")
+        exit = np.asarray(self.model.matrix[sysm.states, self.model.absorbing].todense()).ravel()
+        return absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns")
 
     @cached_property
     def hit_probability(self) -> np.ndarray:
@@ -257,8 +258,8 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
     >>> a = snl.analyze()
     >>> round(a.expected_turns, 4), round(a.expected_rolls, 4)
     (55.6148, 65.2966)
-    >>> max(a.jump_uses, key=a.jump_uses.get)
-    99
+    >>> max(a.jump_uses, key=a.jump_uses.get)  # the snake 47->26 is used most
+    47
     """
     board = Board.builtin() if board is None else board
     rules = Rules() if rules is None else rules

@@ -152,6 +152,7 @@ class LengthDistribution:
 def absorption_times(
     transient: sp.csr_matrix,
     start: np.ndarray,
+    exit: np.ndarray | None = None,
     *,
     tail: float = DEFAULT_TAIL,
     max_steps: int = 10_000_000,
@@ -159,23 +160,35 @@ def absorption_times(
 ) -> LengthDistribution:
     """Distribution of steps to absorption of a chain started from ``start``.
 
-    ``transient`` is the transient block ``Q`` of the transition matrix and
-    ``start`` the initial distribution over transient states. The mass still
-    transient after ``k`` steps is ``start @ Q^k``; steps continue until that
-    mass is below ``tail``.
+    ``transient`` is the transient block ``Q`` of the transition matrix,
+    ``start`` the initial distribution over transient states and ``exit`` the
+    probability of absorption in one step from each (by default ``1`` minus
+    the row sums of ``Q``). The mass still transient after ``k`` steps is
+    ``start @ Q^k`` and ``P(K = k) = start @ Q^(k-1) @ exit``; steps continue
+    until the transient mass is below ``tail``.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> q = sp.csr_matrix(np.array([[0.5]]))
+    >>> d = absorption_times(q, np.array([1.0]), tail=1e-3)
+    >>> d.probabilities.tolist(), d.tail_mass
+    ([0.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625, 0.001953125, 0.0009765625], 0.0009765625)
     """
     if tail <= 0:
         raise SnlError("tail must be positive")
     qt = transient.T.tocsr()
+    if exit is None:
+        exit = 1.0 - np.asarray(transient.sum(axis=1)).ravel()
+        exit[np.abs(exit) < 1e-14] = 0.0
+    exit = np.asarray(exit, dtype=float)
     v = np.asarray(start, dtype=float).copy()
-    alive = [v.sum()]
-    steps = 0
-    while alive[-1] > tail:
+    pmf = [max(1.0 - v.sum(), 0.0)]
+    alive = v.sum()
+    while alive > tail:
+        pmf.append(float(v @ exit))
         v = qt @ v
-        alive.append(v.sum())
-        steps += 1
-        if steps >= max_steps:
-            raise SnlError(f"the length distribution still has mass {alive[-1]:.3g} after {max_steps} steps")
-    alive = np.asarray(alive)
-    pmf = np.concatenate([[1.0 - alive[0]], -np.diff(alive)])
-    return LengthDistribution(np.clip(pmf, 0.0, None), tail_mass=float(max(alive[-1], 0.0)), unit=unit)
+        alive = v.sum()
+        if len(pmf) > max_steps:
+            raise SnlError(f"the length distribution still has mass {alive:.3g} after {max_steps} steps")
+    return LengthDistribution(np.asarray(pmf), tail_mass=float(max(alive, 0.0)), unit=unit)

@@ -83,8 +83,8 @@ class TransitionModel:
     rolls : numpy.ndarray
         Expected number of die rolls in one step from each state (1 in a roll
         model, 0 from the absorbing state).
-    landings : scipy.sparse.csr_matrix
-        ``landings[i, t]``: expected number of times one step from state ``i``
+    landings : scipy.sparse.sparray or spmatrix
+        (COO in turn models, CSR in roll models) ``landings[i, t]``: expected number of times one step from state ``i``
         lands the token on square ``t`` (before a jump acts).
 
     Examples
@@ -107,7 +107,7 @@ class TransitionModel:
     start: int
     turn_start: np.ndarray = field(repr=False)
     rolls: np.ndarray = field(repr=False)
-    landings: sp.csr_matrix = field(repr=False)
+    landings: sp.spmatrix = field(repr=False)
 
     def __post_init__(self) -> None:
         n = self.matrix.shape[0]
@@ -222,7 +222,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     if rules.max_sixes is None:  # put the (< 1e-20) mass of endless six runs back where the turn began
         deficit = 1.0 - np.asarray(matrix.sum(axis=1)).ravel()
         matrix = (matrix + sp.diags(np.where(deficit > 0, deficit, 0.0))).tocsr()
-    landings = sp.csr_matrix(
+    landings = sp.coo_matrix(
         (np.concatenate(vals_l), (np.concatenate(rows_l), np.concatenate(cols_l))), shape=shape
     )
     labels = tuple(range(n + 1))

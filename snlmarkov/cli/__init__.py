@@ -65,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SnlError as exc:
         print(f"snlmarkov {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print(f"snlmarkov {args.command}: interrupted", file=sys.stderr)
         return 130
