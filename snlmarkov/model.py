@@ -29,12 +29,12 @@ from .board import Board
 from .errors import UnwinnableBoardError
 from .rules import Rules
 
-__all__ = ["TransitionModel", "RollState", "RollTransitions", "turn_model", "roll_model", "roll_transitions", "NO_CAP_DEPTH"]
+__all__ = ["TransitionModel", "RollState", "RollTransitions", "turn_model", "roll_model", "roll_transitions", "NO_CAP_MASS"]
 
-#: Without a cap a turn may hold any number of sixes. Sequences of more than
-#: this many sixes in one turn (probability ``faces**-NO_CAP_DEPTH``, below
-#: 1e-20 for a six-sided die) are left out of the turn-level matrix.
-NO_CAP_DEPTH = 26
+#: Without a cap a turn may hold any number of sixes. Runs of sixes whose
+#: probability is below this are cut from the turn-level matrix (their mass
+#: stays on the square where the turn began).
+NO_CAP_MASS = 1e-20
 
 _ROW_SUM_TOL = 1e-12
 
@@ -210,8 +210,8 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
         rows_t.append(r[end]), cols_t.append(out.square[end]), vals_t.append(w[end])
         rolls += np.bincount(r[end], weights=w[end] * (level + 1), minlength=n + 1)
         keep = out.cont
-        if rules.max_sixes is None and level + 1 >= NO_CAP_DEPTH:
-            keep = np.zeros_like(keep)  # drop paths of more sixes than NO_CAP_DEPTH (mass < faces**-26)
+        if rules.max_sixes is None and rules.faces ** -(level + 1.0) < NO_CAP_MASS:
+            keep = np.zeros_like(keep)  # cut runs of sixes rarer than NO_CAP_MASS
         row, cur, weight = r[keep], out.square[keep], w[keep]
         sixes = sixes[out.index[keep]] + 1
         level += 1
@@ -219,7 +219,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     rows_t.append(np.array([n])), cols_t.append(np.array([n])), vals_t.append(np.array([1.0]))
     shape = (n + 1, n + 1)
     matrix = sp.csr_matrix((np.concatenate(vals_t), (np.concatenate(rows_t), np.concatenate(cols_t))), shape=shape)
-    if rules.max_sixes is None:  # put the (< 1e-20) mass of endless six runs back where the turn began
+    if rules.max_sixes is None:  # put the (< NO_CAP_MASS) mass of endless six runs back where the turn began
         deficit = 1.0 - np.asarray(matrix.sum(axis=1)).ravel()
         matrix = (matrix + sp.diags(np.where(deficit > 0, deficit, 0.0))).tocsr()
     landings = sp.coo_matrix(
