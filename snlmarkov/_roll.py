@@ -38,6 +38,8 @@ class RollOutcomes:
     cont : ndarray of bool
         True when the turn goes on (a six earned another roll, or the
         entering six); the next roll is then made with one more six.
+    face : ndarray of int
+        The value the die shows for this outcome.
     """
 
     index: np.ndarray
@@ -45,6 +47,7 @@ class RollOutcomes:
     landing: np.ndarray
     square: np.ndarray
     cont: np.ndarray
+    face: np.ndarray
 
 
 def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray) -> RollOutcomes:
@@ -75,8 +78,9 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
             none = np.full(e.size, -1, dtype=itype)
             zero = np.zeros(e.size, dtype=itype)
             # a six enters (the token stays on 0 and rolls again); anything else ends the turn
-            parts.append((e, np.full(e.size, 1.0 / f), none, zero, np.ones(e.size, dtype=bool)))
-            parts.append((e, np.full(e.size, (f - 1.0) / f), none, zero, np.zeros(e.size, dtype=bool)))
+            for k in range(1, f + 1):
+                enters = np.full(e.size, k == f)
+                parts.append((e, np.full(e.size, 1.0 / f), none, zero, enters, np.full(e.size, k, dtype=itype)))
 
     capped = np.zeros(cur.size, dtype=bool)
     if rules.max_sixes is not None:
@@ -93,7 +97,8 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
                 v = sel[void]
                 if v.size:
                     parts.append(
-                        (v, p[void], np.full(v.size, -1, dtype=itype), origin[v], np.zeros(v.size, dtype=bool))
+                        (v, p[void], np.full(v.size, -1, dtype=itype), origin[v], np.zeros(v.size, dtype=bool),
+                         np.full(v.size, f, dtype=itype))
                     )
                 sel, p = sel[~void], p[~void]
         if not sel.size:
@@ -111,10 +116,10 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
         cont = np.zeros(sel.size, dtype=bool)
         if k == f and rules.bonus_on_six:
             cont = ~stay & (square != n_sq) & ~capped[sel]
-        parts.append((sel, p, landing, square, cont))
+        parts.append((sel, p, landing, square, cont, np.full(sel.size, k, dtype=itype)))
 
     if not parts:
         empty = np.zeros(0, dtype=itype)
-        return RollOutcomes(empty, np.zeros(0), empty, empty, np.zeros(0, dtype=bool))
+        return RollOutcomes(empty, np.zeros(0), empty, empty, np.zeros(0, dtype=bool), empty)
     cols = [np.concatenate(col) for col in zip(*parts)]
-    return RollOutcomes(cols[0], cols[1].astype(float), cols[2], cols[3], cols[4])
+    return RollOutcomes(cols[0], cols[1].astype(float), cols[2], cols[3], cols[4], cols[5])
