@@ -1,0 +1,138 @@
+"""verify_game: real games pass, tampered records fail naming the turn."""
+
+import json
+import math
+
+import pytest
+
+import snlmarkov as snl
+from snlmarkov import Board, Game, GameRecord, Rules, verify_game
+
+RULE_SETS = [
+    Rules(),
+    Rules.preset("family"),
+    Rules.preset("plain"),
+    Rules(on_cap="forfeit", start_on_six=True, bump=True, finish="none", max_sixes=1),
+    Rules(finish="bounce", max_sixes=None, bump=True, bump_to=5),
+]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.preset_name + str(hash(r) % 1000))
+@pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
+def test_played_games_verify(rules, mode):
+    for seed in range(4):
+        record = Game(Board.builtin(), rules, players=3, mode=mode, rng=seed).play()
+        report = verify_game(record)
+        assert report.passed, str(report)
+        assert len(report.turns) == len(record.turns())
+        assert report.log_probability == pytest.approx(sum(t.log_probability for t in report.turns))
+        assert all(t.ok and t.problem == "" for t in report.turns)
+        assert report.rolls_log_probability <= report.log_probability + 1e-9  # a roll sequence is one way to a turn's end
+
+
+def test_readme_example():
+    game = snl.Game(players=["Ann", "Bob"], rng=7)
+    record = game.play()
+    report = snl.verify_game(record)
+    assert report.passed and "PASSED" in str(report)
+
+
+def test_turn_log_probability_is_the_matrix_entry():
+    record = Game(Board(10, {3: 8}), Rules.preset("plain"), players=2, dice=[3, 4, 2]).play()
+    report = verify_game(record)
+    assert [round(t.probability, 12) for t in report.turns] == [round(1 / 6, 12)] * 3
+    assert report.log_probability == pytest.approx(3 * math.log(1 / 6))
+    assert report.rolls_log_probability == pytest.approx(3 * math.log(1 / 6))
+
+
+def tamper(record, change):
+    data = record.to_dict()
+    change(data)
+    return GameRecord.from_dict(data)
+
+
+def test_tampered_roll_fails_naming_the_turn():
+    record = Game(Board(10, {3: 8}), Rules.preset("plain"), players=2, dice=[3, 4, 2]).play()
+
+    def change(d):  # seat 1 rolled 4 but the log now says 5, with the move left as it was
+        for e in d["log"]:
+            if e["kind"] == "roll" and e["turn"] == 1:
+                e["value"] = 5
+        d["dice"][1] = 5
+
+    report = verify_game(tamper(record, change))
+    assert not report.passed
+    assert len(report.failures) == 1 and report.failures[0].startswith("turn 1 ")
+    assert "end on 5" in report.failures[0]
+    assert not report.turns[1].ok and report.turns[0].ok
+
+
+def test_impossible_move_fails():
+    record = Game(Board(10, {3: 8}), Rules.preset("plain"), players=2, dice=[3, 4, 2]).play()
+
+    def change(d):  # the ladder now leads to 9: a move no roll can make
+        for e in d["log"]:
+            if e["kind"] == "ladder":
+                e["end"] = 9
+        for e in d["log"]:
+            if e["kind"] == "move" and e["turn"] == 2:
+                e["start"] = 9
+                e["end"] = 10
+        d["dice"][2] = 1
+        for e in d["log"]:
+            if e["kind"] == "roll" and e["turn"] == 2:
+                e["value"] = 1
+
+    report = verify_game(tamper(record, change))
+    assert not report.passed
+    assert report.failures[0].startswith("turn 0 ")
+    assert report.turns[0].probability == 0 and report.turns[0].log_probability == -math.inf
+    assert report.log_probability == -math.inf
+
+
+def test_six_after_cap_under_redeal_fails():
+    record = Game(Board(30), Rules(), players=1, dice=[6, 6, 3] + [5] * 10).play()
+
+    def change(d):  # the capped roll now shows a six, which redeal never deals
+        for e in d["log"]:
+            if e["kind"] == "roll" and e["turn"] == 0 and e["value"] == 3:
+                e["value"] = 6
+            if e["kind"] == "move" and e["turn"] == 0 and e["end"] == 15:
+                e["end"] = 18
+        d["dice"][2] = 6
+
+    try:
+        bad = tamper(record, change)
+    except snl.GameError:
+        pytest.skip("the record itself refuses this tampering")
+    report = verify_game(bad)
+    assert not report.passed and "cannot be dealt after the cap" in report.failures[0]
+
+
+def test_missing_bump_fails():
+    rules = Rules(bump=True)
+    game = Game(Board(20), rules, players=2, dice=[3, 3])
+    game.take_turn()
+    game.take_turn()
+    record = game.record()
+    assert verify_game(record).passed
+    assert record.turns()[1].bumped
+
+    no_bump = Game(Board(20), rules.replace(bump=False), players=2, dice=[3, 3])
+    no_bump.take_turn()
+    no_bump.take_turn()
+    data = no_bump.record().to_dict()
+    data["rules"] = rules.to_dict()
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed and "a bump was due but not made" in report.failures[0]
+
+
+def test_verify_takes_a_record():
+    with pytest.raises(snl.SnlError, match="GameRecord"):
+        verify_game({"log": []})
+
+
+def test_record_json_round_trip_still_verifies():
+    record = Game(players=2, rules=Rules.preset("family"), rng=3).play()
+    again = GameRecord.from_json(json.dumps(json.loads(record.to_json())))
+    assert verify_game(again).passed
