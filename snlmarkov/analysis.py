@@ -43,6 +43,13 @@ class JumpEffect:
         lengthens it (most snakes).
     uses : float
         Expected number of times the jump is used in one game.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> e = snl.analyze(snl.Board.builtin()).jump_effects()[0]
+    >>> e.start, e.end, e.kind, e.difference < 0
+    (1, 38, 'ladder', True)
     """
 
     start: int

@@ -18,7 +18,17 @@ __all__ = [
 
 
 class SnlError(ValueError):
-    """Base class of every error raised by snlmarkov."""
+    """Base class of every error raised by snlmarkov.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, SnlError
+    >>> try:
+    ...     Board(10, {4: 4})
+    ... except SnlError as exc:
+    ...     print(type(exc).__name__, exc)
+    BoardError jump 4->4 leads to itself
+    """
 
 
 class BoardError(SnlError):
@@ -36,6 +46,15 @@ class UnwinnableBoardError(BoardError):
     ----------
     square : int
         A square reachable from 0 from which the finish cannot be reached.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules, UnwinnableBoardError, analyze
+    >>> try:
+    ...     analyze(Board(9, {2: 9, 7: 5, 8: 6}), Rules.preset("plain").replace(faces=2))
+    ... except UnwinnableBoardError as exc:
+    ...     print(exc.square)
+    3
     """
 
     def __init__(self, message: str, square: int):

@@ -52,6 +52,13 @@ class RollState(NamedTuple):
     origin : int
         The square the turn began on, tracked only where ``on_cap="forfeit"``
         needs it (a forfeited turn goes back there); -1 elsewhere.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules, roll_model
+    >>> m = roll_model(Board(20), Rules(on_cap="forfeit"))
+    >>> m.labels[0], m.labels[21]
+    (RollState(square=0, sixes=0, origin=0), RollState(square=6, sixes=1, origin=0))
     """
 
     square: int
