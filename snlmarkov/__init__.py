@@ -53,7 +53,7 @@ _EXPORTS = {
     "Game": "game",
     "Seat": "game",
     "GameRecord": "record",
-    "render": "render",
+    "render": "textboard",
     "simulate": "simulate",
     "SimulationResult": "simulate",
     # comparing the two paths

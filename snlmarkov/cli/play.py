@@ -1,0 +1,165 @@
+"""``snlmarkov play``: pass-and-play Snakes & Ladders in the terminal.
+
+One to six seats share the keyboard: each human seat presses Enter to roll
+(``q`` then Enter quits); the board is drawn before every turn and the turn's
+events are told in words; the game ends with the finishing order.
+
+Automatic seats (``--ai``) roll by themselves. ``--ai K`` (a single whole
+number) makes the last ``K`` seats automatic; ``--ai NAME [NAME ...]`` makes
+the named seats automatic. When standard input is not a terminal, every seat
+plays automatically, so the command can run in scripts and tests.
+
+Examples
+--------
+>>> from snlmarkov.cli import main
+>>> main(["play", "--names", "Ann", "Bob", "--board", "milton_bradley", "--seed", "1", "--no-board"])
+Snakes & Ladders on milton_bradley, rules: app, mode: classic
+Seats: 1 Ann (red, automatic), 2 Bob (blue, automatic)
+...
+Bob (blue) wins after 14 turns.
+Finishing order: 1. Bob (blue)
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Sequence
+
+from ..errors import GameError
+from ..game import MODES, Game, Seat
+from ..textboard import render, token_symbol
+from .common import add_board_rules_arguments, board_from_args, rules_from_args
+
+__all__ = ["register", "run", "MAX_SEATS"]
+
+#: Seats the terminal game takes (the engine itself accepts more).
+MAX_SEATS = 6
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``play`` sub-command to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "play",
+        help="play a game in the terminal (pass and play, with automatic seats)",
+        description=(
+            "Pass-and-play Snakes & Ladders for 1 to 6 seats. Press Enter to roll (q to quit). "
+            "When standard input is not a terminal every seat plays automatically."
+        ),
+    )
+    parser.add_argument(
+        "--players", type=int, metavar="N", help="number of seats, 1 to 6 (default: 2, or one per --names)"
+    )
+    parser.add_argument("--names", nargs="+", metavar="NAME", help="the players' names, in playing order")
+    parser.add_argument(
+        "--colours", nargs="+", metavar="COLOUR", help="token colours in seat order (default: red, blue, green, ...)"
+    )
+    parser.add_argument(
+        "--ai",
+        nargs="+",
+        metavar="K|NAME",
+        help="automatic seats: a single whole number K makes the last K seats automatic; "
+        "otherwise the named seats are automatic",
+    )
+    parser.add_argument(
+        "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
+    )
+    add_board_rules_arguments(parser)
+    parser.add_argument("--seed", type=int, metavar="INT", help="seed for the die (default: unpredictable)")
+    parser.add_argument(
+        "--max-turns", type=int, default=10_000, metavar="N", help="stop with an error after N turns (default 10000)"
+    )
+    parser.add_argument("--no-board", action="store_true", help="tell the turns in words without drawing the board")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play one game as ``args`` say; return the exit status (0 done, 1 quit)."""
+    board, rules = board_from_args(args), rules_from_args(args)
+    seats = _seats(args.players, args.names, args.colours)
+    if args.max_turns < 1:
+        raise GameError(f"--max-turns must be at least 1; got {args.max_turns}")
+    game = Game(board, rules, seats, args.mode, rng=args.seed)
+    automatic = _automatic(args.ai, seats)  # checked even when unused
+    if not sys.stdin.isatty():
+        automatic = set(range(len(seats)))
+
+    where = board.name or f"a {board.size}-square board"
+    print(f"Snakes & Ladders on {where}, rules: {rules.preset_name}, mode: {args.mode}")
+    print("Seats: " + ", ".join(_seat_text(i, s, i in automatic) for i, s in enumerate(seats)))
+    while not game.is_over:
+        if game.total_turns >= args.max_turns:
+            raise GameError(f"the game is not over after {args.max_turns} turns (--max-turns)")
+        seat, round_now = game.current_seat, game.round
+        name, square = seats[seat].name, game.positions[seat]
+        if not args.no_board:
+            print()
+            print(render(board, game.positions, seats))
+        if seat not in automatic and not _ready(f"{name} ({seats[seat].colour}), press Enter to roll (q to quit): "):
+            print(f"{name} quits: game abandoned after {_turns(game.total_turns)}.")
+            return 1
+        events = game.take_turn()
+        print(f"Turn {game.total_turns}, round {round_now}: {name} on {square}")
+        for event in events:
+            print(f"  {event.describe(seats[event.seat].name)}.")
+    if not args.no_board:
+        print()
+        print(render(board, game.positions, seats))
+    winner = seats[game.winner]
+    print(f"{winner.name} ({winner.colour}) wins after {_turns(game.turns_taken[game.winner])}.")
+    order = (f"{place}. {seats[i].name} ({seats[i].colour})" for place, i in enumerate(game.finishing_order, 1))
+    print("Finishing order: " + ", ".join(order))
+    return 0
+
+
+def _seats(players: int | None, names: Sequence[str] | None, colours: Sequence[str] | None) -> list[Seat]:
+    """The seats from ``--players``, ``--names`` and ``--colours``."""
+    if names is not None and players is not None and players != len(names):
+        raise GameError(f"--players {players} does not match the {len(names)} names given")
+    count = len(names) if names is not None else 2 if players is None else players
+    if not 1 <= count <= MAX_SEATS:
+        raise GameError(f"the terminal game takes 1 to {MAX_SEATS} players; got {count}")
+    if colours is not None and len(colours) > count:
+        raise GameError(f"{len(colours)} colours given for {count} players")
+    seats = []
+    for i in range(count):
+        seat = Seat.default(i, None if names is None else names[i])
+        if colours is not None and i < len(colours):
+            seat = Seat(seat.name, colours[i])
+        seats.append(seat)
+    return seats
+
+
+def _automatic(ai: Sequence[str] | None, seats: Sequence[Seat]) -> set[int]:
+    """Indices of the seats ``--ai`` makes automatic."""
+    if not ai:
+        return set()
+    if len(ai) == 1 and ai[0].strip().isdigit():
+        k = int(ai[0])
+        if k > len(seats):
+            raise GameError(f"--ai {k}: there are only {len(seats)} seats")
+        return set(range(len(seats) - k, len(seats)))
+    names = [s.name for s in seats]
+    unknown = [a for a in ai if a not in names]
+    if unknown:
+        raise GameError(f"--ai: no seat named {unknown[0]!r} (seats: {', '.join(names)})")
+    return {names.index(a) for a in ai}
+
+
+def _ready(prompt: str) -> bool:
+    """Wait for Enter; False if the player typed q or input ended."""
+    try:
+        answer = input(prompt)
+    except EOFError:
+        print()  # end the prompt's line
+        return False
+    return answer.strip().lower() not in ("q", "quit", "exit")
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn{'' if count == 1 else 's'}"
+
+
+def _seat_text(index: int, seat: Seat, automatic: bool) -> str:
+    return f"{token_symbol(index)} {seat.name} ({seat.colour}{', automatic' if automatic else ''})"

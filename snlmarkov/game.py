@@ -1,0 +1,620 @@
+"""The playable game: seats, turns and rolls, following ``RULES.md`` step by step.
+
+:class:`Game` only throws a die (a seeded generator or a scripted list of
+rolls) and applies the rules roll by roll; it shares no probability code with
+the transition matrices, so it can be used to check them. Every step is logged
+as an event (:mod:`snlmarkov.events`), and :meth:`Game.record` gives a
+:class:`~snlmarkov.record.GameRecord` that :meth:`Game.replay` plays again
+exactly.
+
+Examples
+--------
+>>> from snlmarkov import Board, Game, Rules
+>>> game = Game(Board(10, {3: 8}), Rules.preset("plain"), players=["Ann", "Bob"], dice=[3, 4, 2])
+>>> [e.describe("Ann") for e in game.take_turn()]
+['Ann rolls a 3', 'Ann moves from 0 to 3', 'Ann climbs the ladder from 3 to 8']
+>>> game.take_turn()[-1]
+Move(seat=1, turn=1, start=0, end=4)
+>>> events = game.take_turn()
+>>> game.is_over, game.winner, game.positions
+(True, 0, (10, 4))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .board import Board
+from .errors import DiceError, GameError
+from .events import (
+    BonusRoll,
+    Bounce,
+    Bump,
+    CapReached,
+    Enter,
+    Event,
+    FailedEnter,
+    Finish,
+    Forfeit,
+    GameOver,
+    Ladder,
+    Move,
+    Overshoot,
+    Roll,
+    Skip,
+    Snake,
+    _is_int,
+)
+from .rules import Rules
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .record import GameRecord
+
+__all__ = ["Game", "Seat", "MODES", "COLOURS"]
+
+#: How a game ends: at the first finisher, or when every token has finished.
+MODES = ("classic", "last_one_standing")
+#: Default token colours, given to seats in order (then cycling).
+COLOURS = ("red", "blue", "green", "yellow", "purple", "orange")
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player at the table: a name and a token colour.
+
+    Parameters
+    ----------
+    name : str
+        The player's name (not empty; surrounding spaces are removed).
+    colour : str
+        The token's colour (not empty).
+
+    Examples
+    --------
+    >>> Seat("Ann", "red")
+    Seat(name='Ann', colour='red')
+    >>> Seat.default(7)
+    Seat(name='Player 8', colour='blue')
+    """
+
+    name: str
+    colour: str
+
+    def __post_init__(self) -> None:
+        for attr in ("name", "colour"):
+            value = getattr(self, attr)
+            if not isinstance(value, str) or not value.strip():
+                raise GameError(f"a seat's {attr} must be a non-empty string; got {value!r}")
+            object.__setattr__(self, attr, value.strip())
+
+    @classmethod
+    def default(cls, index: int, name: str | None = None) -> "Seat":
+        """The seat at 0-based ``index`` with default name ``"Player <index+1>"``
+        (unless ``name`` is given) and colour ``COLOURS[index % 6]``.
+
+        Examples
+        --------
+        >>> Seat.default(0), Seat.default(1, "Bob")
+        (Seat(name='Player 1', colour='red'), Seat(name='Bob', colour='blue'))
+        """
+        if not _is_int(index) or index < 0:
+            raise GameError(f"a seat index must be an integer >= 0; got {index!r}")
+        return cls(f"Player {index + 1}" if name is None else name, COLOURS[index % len(COLOURS)])
+
+    def to_dict(self) -> dict[str, str]:
+        """The seat as plain data (round-trips through ``Seat(**d)``).
+
+        Examples
+        --------
+        >>> Seat("Ann", "red").to_dict()
+        {'name': 'Ann', 'colour': 'red'}
+        """
+        return {"name": self.name, "colour": self.colour}
+
+
+class Game:
+    """A game of Snakes & Ladders in progress.
+
+    Parameters
+    ----------
+    board : Board, optional
+        The board; :meth:`Board.builtin` (``jungle``) by default.
+    rules : Rules, optional
+        The rules; ``Rules()`` (the ``app`` preset) by default.
+    players : int or sequence of str or Seat, default 2
+        How many seats (default names and colours), or the seats themselves:
+        names (given default colours by position) or :class:`Seat` objects,
+        freely mixed. Names must be distinct.
+    mode : {"classic", "last_one_standing"}, default "classic"
+        ``classic``: the first token on the finish wins and the game ends.
+        ``last_one_standing``: finished tokens take places and are skipped;
+        the game ends when every token has finished.
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator for the die, passed to
+        :func:`numpy.random.default_rng`. Not allowed together with ``dice``.
+    dice : iterable of int, optional
+        Scripted rolls used instead of a random die, in order (for tests and
+        replays). A capped roll under ``on_cap="redeal"`` is taken as is and
+        must be in ``1..faces-1``.
+
+    Raises
+    ------
+    GameError
+        For invalid players, mode, or both ``rng`` and ``dice``.
+    RuleError
+        If the rules cannot be played on the board (``rules.check_board``).
+
+    Notes
+    -----
+    A turn follows ``RULES.md`` with the project's readings: the entering six
+    (six to start) is a roll and counts towards the cap; a roll that reaches
+    the finish, or overshoots it under ``stay``, ends the turn even on a six;
+    ``forfeit`` sends the token back to where the turn began (voiding an entry
+    made in that turn); only the final square of a turn can cause a bump, and
+    the bump applies however the turn ended (including a token that stayed,
+    or was sent back by ``forfeit``, on a square another token holds, and a
+    token on ``bump_to`` joined there by another: it is placed on ``bump_to``
+    again). A skipped turn counts in :attr:`turns_taken` (it was the seat's
+    turn) but makes no roll.
+
+    If the scripted dice run out, or offer an impossible roll, in the middle
+    of a turn, :class:`~snlmarkov.errors.DiceError` is raised and the game
+    state is left as it was before the turn (the scripted rolls drawn in that
+    turn are used up).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Game, Rules
+    >>> game = Game(Board(10), Rules(), players=1, dice=[6, 2, 2])
+    >>> [e.kind for e in game.take_turn()]
+    ['roll', 'move', 'bonus_roll', 'roll', 'move']
+    >>> game.positions, game.rolls_taken, game.is_over
+    ((8,), (2,), False)
+    >>> record = Game(players=3, rng=7).play()
+    >>> record.finishing_order
+    (0,)
+    """
+
+    def __init__(
+        self,
+        board: Board | None = None,
+        rules: Rules | None = None,
+        players: int | Sequence[str | Seat] = 2,
+        mode: str = "classic",
+        *,
+        rng: Any = None,
+        dice: Iterable[int] | None = None,
+    ) -> None:
+        board = Board.builtin() if board is None else board
+        rules = Rules() if rules is None else rules
+        if not isinstance(board, Board):
+            raise GameError(f"board must be a Board; got {type(board).__name__}")
+        if not isinstance(rules, Rules):
+            raise GameError(f"rules must be a Rules; got {type(rules).__name__}")
+        rules.check_board(board)
+        if mode not in MODES:
+            raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+        if dice is not None and rng is not None:
+            raise GameError("give either rng (a random die) or dice (scripted rolls), not both")
+        self._board = board
+        self._rules = rules
+        self._mode = mode
+        self._seats = _make_seats(players)
+        self._dest = board.destination().tolist()
+        if dice is None:
+            self._rng: np.random.Generator | None = np.random.default_rng(rng)
+            self._script: Iterator[Any] | None = None
+        else:
+            try:
+                self._script = iter(dice)
+            except TypeError:
+                raise DiceError(f"dice must be an iterable of rolls; got {type(dice).__name__}") from None
+            self._rng = None
+        n = len(self._seats)
+        self._positions = [0] * n
+        self._turns = [0] * n
+        self._rolls = [0] * n
+        self._finished: list[int] = []
+        self._current = 0
+        self._round = 1
+        self._total_turns = 0
+        self._over = False
+        self._log: list[Event] = []
+
+    # ------------------------------------------------------------ state
+    @property
+    def board(self) -> Board:
+        """The board."""
+        return self._board
+
+    @property
+    def rules(self) -> Rules:
+        """The rules."""
+        return self._rules
+
+    @property
+    def mode(self) -> str:
+        """``"classic"`` or ``"last_one_standing"``."""
+        return self._mode
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        """The seats, in playing order."""
+        return self._seats
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """Each seat's square (0 = off the board, ``board.size`` = finished)."""
+        return tuple(self._positions)
+
+    @property
+    def current_seat(self) -> int:
+        """Index of the seat to play next; once the game is over, the seat
+        that played the last turn."""
+        return self._current
+
+    @property
+    def finishing_order(self) -> tuple[int, ...]:
+        """Seat indices in the order they reached the finish."""
+        return tuple(self._finished)
+
+    @property
+    def has_winner(self) -> bool:
+        """Whether some token has reached the finish."""
+        return bool(self._finished)
+
+    @property
+    def winner(self) -> int:
+        """Index of the first seat to reach the finish.
+
+        Raises
+        ------
+        GameError
+            If no token has finished yet (see :attr:`has_winner`).
+        """
+        if not self._finished:
+            raise GameError("no one has finished yet: there is no winner")
+        return self._finished[0]
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self._over
+
+    @property
+    def turns_taken(self) -> tuple[int, ...]:
+        """Turns each seat has had, skipped turns included."""
+        return tuple(self._turns)
+
+    @property
+    def rolls_taken(self) -> tuple[int, ...]:
+        """Rolls each seat has made (every throw of the die counts)."""
+        return tuple(self._rolls)
+
+    @property
+    def total_turns(self) -> int:
+        """Turns played so far by all seats (the global index of the next turn)."""
+        return self._total_turns
+
+    @property
+    def round(self) -> int:
+        """The round being played, from 1: a new round starts each time play
+        passes from a later seat back to an earlier one (or to the same seat,
+        when only one is still racing)."""
+        return self._round
+
+    @property
+    def log(self) -> tuple[Event, ...]:
+        """Every event so far, in order."""
+        return tuple(self._log)
+
+    # ------------------------------------------------------------ playing
+    def take_turn(self) -> list[Event]:
+        """Play the current seat's turn, all its rolls, and pass play on.
+
+        Returns
+        -------
+        list of Event
+            The events of this turn, in order.
+
+        Raises
+        ------
+        GameError
+            If the game is over.
+        DiceError
+            If scripted dice run out or offer an impossible roll (the game is
+            then unchanged).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> game = Game(Board(10), Rules(start_on_six=True), players=1, dice=[4, 6, 3])
+        >>> [e.kind for e in game.take_turn()]
+        ['roll', 'failed_enter']
+        >>> [e.kind for e in game.take_turn()]
+        ['roll', 'enter', 'roll', 'move']
+        >>> game.positions
+        (3,)
+        """
+        self._check_playable()
+        seat, turn = self._current, self._total_turns
+        events: list[Event] = []
+        position = self._play_rolls(seat, turn, events)
+        position = self._apply_bump(seat, turn, position, events)
+        # commit: nothing above changed the game's state
+        self._positions[seat] = position
+        self._rolls[seat] += sum(isinstance(e, Roll) for e in events)
+        if position == self._board.size:
+            self._finished.append(seat)
+            events.append(Finish(seat=seat, turn=turn, place=len(self._finished)))
+            if self._mode == "classic" or len(self._finished) == len(self._seats):
+                self._over = True
+                events.append(GameOver(seat=seat, turn=turn, finishing_order=tuple(self._finished)))
+        self._end_turn(seat, events)
+        return events
+
+    def skip_turn(self) -> list[Event]:
+        """Skip the current seat's turn (a stalled player): no roll, no move.
+
+        Returns
+        -------
+        list of Event
+            A single :class:`~snlmarkov.events.Skip`.
+
+        Examples
+        --------
+        >>> from snlmarkov import Game
+        >>> game = Game(players=2, dice=[])
+        >>> game.skip_turn()
+        [Skip(seat=0, turn=0)]
+        >>> game.current_seat, game.turns_taken, game.rolls_taken
+        (1, (1, 0), (0, 0))
+        """
+        self._check_playable()
+        seat = self._current
+        events: list[Event] = [Skip(seat=seat, turn=self._total_turns)]
+        self._end_turn(seat, events)
+        return events
+
+    def play(self, max_turns: int = 10_000) -> "GameRecord":
+        """Play turns until the game is over and return its record.
+
+        Parameters
+        ----------
+        max_turns : int, default 10000
+            A guard: at most this many more turns (all seats together).
+
+        Raises
+        ------
+        GameError
+            If the game is already over, or still not over after
+            ``max_turns`` turns.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> Game(Board(4), Rules.preset("plain"), players=2, dice=[1, 2, 3]).play().finishing_order
+        (0,)
+        >>> Game(Board(4), Rules.preset("plain"), dice=[5] * 20).play(max_turns=10)
+        Traceback (most recent call last):
+        ...
+        snlmarkov.errors.GameError: the game is not over after 10 turns (max_turns=10)
+        """
+        if not _is_int(max_turns) or max_turns < 1:
+            raise GameError(f"max_turns must be an integer >= 1; got {max_turns!r}")
+        self._check_playable()
+        for _ in range(max_turns):
+            self.take_turn()
+            if self._over:
+                return self.record()
+        raise GameError(f"the game is not over after {max_turns} turns (max_turns={max_turns})")
+
+    # ------------------------------------------------------------ records
+    def record(self) -> "GameRecord":
+        """The game so far as a :class:`~snlmarkov.record.GameRecord`.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game
+        >>> game = Game(Board(10), players=1, dice=[4])
+        >>> _ = game.take_turn()
+        >>> game.record().dice, game.record().positions
+        ((4,), (4,))
+        """
+        from .record import GameRecord
+
+        return GameRecord(
+            board=self._board,
+            rules=self._rules,
+            seats=self._seats,
+            mode=self._mode,
+            log=tuple(self._log),
+            dice=tuple(e.value for e in self._log if isinstance(e, Roll)),
+            positions=tuple(self._positions),
+            finishing_order=tuple(self._finished),
+        )
+
+    @classmethod
+    def replay(cls, record: "GameRecord") -> "Game":
+        """Play a recorded game again with its board, rules, seats, mode and dice.
+
+        Turns the record logs as skipped are skipped again. The replay stops
+        after as many turns as the record holds (a record of an unfinished
+        game replays to the same point).
+
+        Returns
+        -------
+        Game
+            The replayed game; its log, positions and finishing order equal
+            the record's.
+
+        Raises
+        ------
+        GameError
+            If the replay does not reproduce the record (an edited record),
+            or the record's dice are not all used.
+
+        Examples
+        --------
+        >>> from snlmarkov import Game
+        >>> record = Game(players=2, rng=3).play()
+        >>> again = Game.replay(record)
+        >>> again.log == record.log, again.record() == record
+        (True, True)
+        """
+        from .record import GameRecord
+
+        if not isinstance(record, GameRecord):
+            raise GameError(f"replay needs a GameRecord; got {type(record).__name__}")
+        game = cls(record.board, record.rules, list(record.seats), record.mode, dice=record.dice)
+        for summary in record.turns():
+            if summary.skipped:
+                game.skip_turn()
+            else:
+                game.take_turn()
+        assert game._script is not None
+        if next(game._script, None) is not None:
+            raise GameError("the record holds more dice than its turns use")
+        if game.record() != record:
+            raise GameError("the record does not replay: its log differs from the game its dice give")
+        return game
+
+    # ------------------------------------------------------------ display
+    def __str__(self) -> str:
+        from .textboard import render
+
+        drawing = render(self._board, self.positions, self._seats)
+        if self._over:
+            status = f"Game over after {self._total_turns} turns."
+        else:
+            seat = self._seats[self._current]
+            status = f"Turn {self._total_turns + 1}, round {self._round}: {seat.name} ({seat.colour}) to play."
+        return f"{drawing}\n{status}"
+
+    def __repr__(self) -> str:
+        names = [s.name for s in self._seats]
+        return (
+            f"Game(board={self._board!r}, rules={self._rules!r}, players={names!r}, mode={self._mode!r}, "
+            f"turns={self._total_turns}, positions={self.positions!r}, over={self._over})"
+        )
+
+    # ------------------------------------------------------------ internals
+    def _check_playable(self) -> None:
+        if self._over:
+            raise GameError("the game is over: no more turns can be played")
+
+    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:
+        """Make every roll of one turn; return the square where it ends (before any bump)."""
+        rules, size, dest = self._rules, self._board.size, self._dest
+        top = rules.faces
+        start = position = self._positions[seat]
+        needs_six = rules.start_on_six and position == 0
+        sixes = 0
+        while True:
+            capped = rules.max_sixes is not None and sixes >= rules.max_sixes
+            if capped:
+                events.append(CapReached(seat=seat, turn=turn, sixes=sixes))
+            value = self._roll(seat, turn, redeal=capped and rules.on_cap == "redeal", sixes=sixes)
+            events.append(Roll(seat=seat, turn=turn, value=value, capped=capped))
+            six = value == top
+            if six and capped:  # only under forfeit: a redealt roll is never a six
+                events.append(Forfeit(seat=seat, turn=turn, back_to=start))
+                return start
+            sixes += six
+            if needs_six:
+                if not six:
+                    events.append(FailedEnter(seat=seat, turn=turn))
+                    return position
+                events.append(Enter(seat=seat, turn=turn))
+                needs_six = False
+                continue
+            target = position + value
+            if target > size:
+                if rules.finish == "stay":
+                    events.append(Overshoot(seat=seat, turn=turn, square=position, value=value))
+                    return position
+                if rules.finish == "bounce":
+                    target = 2 * size - target
+                    events.append(Bounce(seat=seat, turn=turn, target=target))
+                else:
+                    target = size
+            events.append(Move(seat=seat, turn=turn, start=position, end=target))
+            position = dest[target]
+            if position > target:
+                events.append(Ladder(seat=seat, turn=turn, start=target, end=position))
+            elif position < target:
+                events.append(Snake(seat=seat, turn=turn, start=target, end=position))
+            if position == size or not (six and rules.bonus_on_six):
+                return position
+            events.append(BonusRoll(seat=seat, turn=turn))
+
+    def _apply_bump(self, seat: int, turn: int, position: int, events: list[Event]) -> int:
+        """The bump rule on the square where the turn ended; return the final square."""
+        rules = self._rules
+        if not rules.bump or not 0 < position < self._board.size:
+            return position
+        if any(p == position for i, p in enumerate(self._positions) if i != seat):
+            events.append(Bump(seat=seat, turn=turn, from_square=position, to_square=rules.bump_to))
+            return rules.bump_to
+        return position
+
+    def _roll(self, seat: int, turn: int, *, redeal: bool, sixes: int) -> int:
+        """One throw of the die; ``redeal`` draws from ``1..faces-1``."""
+        top = self._rules.faces - 1 if redeal else self._rules.faces
+        if self._rng is not None:
+            return int(self._rng.integers(1, top + 1))
+        assert self._script is not None
+        where = f"turn {turn} ({self._seats[seat].name}, seat {seat})"
+        try:
+            value = next(self._script)
+        except StopIteration:
+            raise DiceError(f"the scripted dice ran out in {where}") from None
+        if not _is_int(value) or not 1 <= value <= self._rules.faces:
+            raise DiceError(f"scripted roll {value!r} in {where} is not a face 1..{self._rules.faces}")
+        if value > top:
+            raise DiceError(
+                f"scripted roll {value} in {where} is impossible: after {sixes} sixes the roll is "
+                f"redealt from 1..{top} (on_cap='redeal')"
+            )
+        return int(value)
+
+    def _end_turn(self, seat: int, events: list[Event]) -> None:
+        """Log the turn, count it, and pass play to the next seat still racing."""
+        self._log.extend(events)
+        self._turns[seat] += 1
+        self._total_turns += 1
+        if self._over:
+            return
+        n = len(self._seats)
+        nxt = next(j % n for j in range(seat + 1, seat + n + 1) if j % n not in self._finished)
+        if nxt <= seat:
+            self._round += 1
+        self._current = nxt
+
+
+def _make_seats(players: Any) -> tuple[Seat, ...]:
+    """Seats from a count or from a sequence of names and Seats."""
+    if _is_int(players):
+        if players < 1:
+            raise GameError(f"players must be at least 1; got {players}")
+        return tuple(Seat.default(i) for i in range(int(players)))
+    if isinstance(players, (str, bytes)) or not isinstance(players, Iterable):
+        raise GameError(f"players must be a count or a list of names or Seats; got {players!r}")
+    seats = []
+    for i, item in enumerate(players):
+        if isinstance(item, Seat):
+            seats.append(item)
+        elif isinstance(item, str):
+            seats.append(Seat.default(i, item))
+        else:
+            raise GameError(f"players[{i}] must be a name or a Seat; got {item!r}")
+    if not seats:
+        raise GameError("players must name at least one seat")
+    names = [s.name for s in seats]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise GameError(f"seat names must be distinct; {dup[0]!r} is used twice")
+    return tuple(seats)

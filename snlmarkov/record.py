@@ -1,0 +1,376 @@
+"""Game records: everything needed to replay a game exactly, as JSON.
+
+A :class:`GameRecord` holds the board, the rules, the seats, the mode, the
+full event log and the dice actually rolled, with the final positions and
+finishing order. It checks on construction that these agree with each other
+(the dice are the log's rolls, the positions and finishing order are where
+the log leaves the tokens). :meth:`GameRecord.turns` summarises the log turn
+by turn as :class:`TurnSummary` objects, and
+:meth:`Game.replay <snlmarkov.game.Game.replay>` plays a record again.
+
+Examples
+--------
+>>> from snlmarkov import Board, Game, GameRecord, Rules
+>>> record = Game(Board(10, {3: 8}), Rules.preset("plain"), players=2, dice=[3, 4, 2]).play()
+>>> [(t.seat, t.start, t.end, t.rolls) for t in record.turns()]
+[(0, 0, 8, (3,)), (1, 0, 4, (4,)), (0, 8, 10, (2,))]
+>>> GameRecord.from_json(record.to_json()) == record
+True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .board import Board
+from .errors import GameError
+from .events import Bump, Event, Finish, Forfeit, GameOver, Ladder, Move, Roll, Skip, Snake, _is_int, event_from_dict
+from .game import MODES, Seat
+from .rules import Rules
+
+__all__ = ["GameRecord", "TurnSummary", "RECORD_FORMAT"]
+
+#: Version of the record's data layout, stored as ``"format"`` in its JSON.
+RECORD_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class TurnSummary:
+    """One turn of a recorded game, as the turn-level transition model sees it.
+
+    Parameters
+    ----------
+    turn : int
+        Global index of the turn (0-based, all seats together).
+    seat : int
+        The seat whose turn it was.
+    start : int
+        The seat's square when the turn began.
+    end : int
+        The seat's square when the turn ended, after any bump.
+    end_before_bump : int
+        Where the turn's rolls left the token, before the bump rule; equal to
+        ``end`` when there was no bump. This is the square a single-token
+        turn model predicts from ``start`` and ``rolls``.
+    rolls : tuple of int
+        Every roll of the turn in order: failed entry rolls, the entering six,
+        capped rolls (as dealt) and a six voided by ``forfeit`` included;
+        empty for a skipped turn.
+    bumped : bool
+        Whether the bump rule placed the token on ``bump_to`` at the end of
+        the turn (``end_before_bump`` may equal ``bump_to`` when the token
+        shared it with another).
+    skipped : bool
+        Whether the turn was skipped (no rolls; ``start == end``).
+
+    Examples
+    --------
+    >>> TurnSummary(turn=4, seat=1, start=12, end=1, end_before_bump=20, rolls=(6, 2), bumped=True, skipped=False)
+    TurnSummary(turn=4, seat=1, start=12, end=1, end_before_bump=20, rolls=(6, 2), bumped=True, skipped=False)
+    """
+
+    turn: int
+    seat: int
+    start: int
+    end: int
+    end_before_bump: int
+    rolls: tuple[int, ...]
+    bumped: bool
+    skipped: bool
+
+    def __post_init__(self) -> None:
+        for name in ("turn", "seat", "start", "end", "end_before_bump"):
+            value = getattr(self, name)
+            if not _is_int(value) or value < 0:
+                raise GameError(f"TurnSummary.{name} must be an integer >= 0; got {value!r}")
+            object.__setattr__(self, name, int(value))
+        rolls = tuple(self.rolls)
+        if not all(_is_int(r) and r >= 1 for r in rolls):
+            raise GameError(f"TurnSummary.rolls must be die faces >= 1; got {rolls!r}")
+        object.__setattr__(self, "rolls", tuple(int(r) for r in rolls))
+        for name in ("bumped", "skipped"):
+            if not isinstance(getattr(self, name), bool):
+                raise GameError(f"TurnSummary.{name} must be True or False")
+        if not self.bumped and self.end != self.end_before_bump:
+            raise GameError("TurnSummary: end differs from end_before_bump without a bump")
+        if self.skipped and (self.rolls or self.bumped or self.start != self.end):
+            raise GameError("TurnSummary: a skipped turn has no rolls and no move")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A played game, complete enough to replay it exactly.
+
+    Parameters
+    ----------
+    board : Board
+        The board played on.
+    rules : Rules
+        The rules played by.
+    seats : tuple of Seat
+        The players, in playing order.
+    mode : {"classic", "last_one_standing"}
+        How the game ends.
+    log : tuple of Event
+        Every event of the game in order.
+    dice : tuple of int
+        Every value the die showed, in order (capped rolls as dealt).
+    positions : tuple of int
+        Each seat's square at the end of the log.
+    finishing_order : tuple of int
+        Seat indices in the order they reached the finish.
+
+    Raises
+    ------
+    GameError
+        If a part has the wrong type, or the parts disagree: the dice are not
+        the log's rolls, the log's turns are out of order, or the positions
+        or finishing order are not where the log leaves the tokens.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Game, Rules
+    >>> record = Game(Board(10), Rules(), players=["Ann", "Bob"], dice=[6, 3, 2, 1]).play()
+    >>> record.dice, record.positions, record.finishing_order, record.is_over
+    ((6, 3, 2, 1), (10, 2), (0,), True)
+    >>> record.winner, record.seats[record.winner].name
+    (0, 'Ann')
+    """
+
+    board: Board
+    rules: Rules
+    seats: tuple[Seat, ...]
+    mode: str
+    log: tuple[Event, ...]
+    dice: tuple[int, ...]
+    positions: tuple[int, ...]
+    finishing_order: tuple[int, ...]
+    _turns: tuple[TurnSummary, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.board, Board):
+            raise GameError(f"GameRecord.board must be a Board; got {type(self.board).__name__}")
+        if not isinstance(self.rules, Rules):
+            raise GameError(f"GameRecord.rules must be a Rules; got {type(self.rules).__name__}")
+        seats = tuple(self.seats)
+        if not seats or not all(isinstance(s, Seat) for s in seats):
+            raise GameError("GameRecord.seats must be a non-empty sequence of Seat")
+        if self.mode not in MODES:
+            raise GameError(f"GameRecord.mode must be one of {', '.join(map(repr, MODES))}; got {self.mode!r}")
+        log = tuple(self.log)
+        if not all(isinstance(e, Event) for e in log):
+            raise GameError("GameRecord.log must hold events")
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "log", log)
+        for name in ("dice", "positions", "finishing_order"):
+            values = tuple(getattr(self, name))
+            if not all(_is_int(v) for v in values):
+                raise GameError(f"GameRecord.{name} must hold integers; got {values!r}")
+            object.__setattr__(self, name, tuple(int(v) for v in values))
+        if len(self.positions) != len(seats):
+            raise GameError(f"GameRecord.positions has {len(self.positions)} entries for {len(seats)} seats")
+        rolled = tuple(e.value for e in log if isinstance(e, Roll))
+        if rolled != self.dice:
+            raise GameError("GameRecord.dice are not the rolls of its log")
+        turns, positions, finished = _summarise(log, len(seats))
+        if positions != self.positions:
+            raise GameError(f"GameRecord.positions {self.positions} differ from the log's {positions}")
+        if finished != self.finishing_order:
+            raise GameError(f"GameRecord.finishing_order {self.finishing_order} disagrees with the log {finished}")
+        object.__setattr__(self, "_turns", turns)
+
+    # ------------------------------------------------------------ views
+    def turns(self) -> tuple[TurnSummary, ...]:
+        """The game turn by turn (see :class:`TurnSummary`).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> game = Game(Board(10), Rules(start_on_six=True, bump=True), players=2, dice=[6, 3, 2, 6, 3])
+        >>> _ = game.take_turn(), game.take_turn(), game.skip_turn(), game.take_turn()
+        >>> for t in game.record().turns():
+        ...     print(t.seat, t.start, t.end_before_bump, t.end, t.rolls, t.bumped, t.skipped)
+        0 0 3 3 (6, 3) False False
+        1 0 0 0 (2,) False False
+        0 3 3 3 () False True
+        1 0 3 1 (6, 3) True False
+        """
+        return self._turns
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the log ends with the game over."""
+        return bool(self.log) and isinstance(self.log[-1], GameOver)
+
+    @property
+    def has_winner(self) -> bool:
+        """Whether some token reached the finish."""
+        return bool(self.finishing_order)
+
+    @property
+    def winner(self) -> int:
+        """Index of the first seat to finish; GameError if none did."""
+        if not self.finishing_order:
+            raise GameError("no one finished in this record: there is no winner")
+        return self.finishing_order[0]
+
+    # ------------------------------------------------------------ data
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> d = Game(Board(4), Rules.preset("plain"), players=1, dice=[4]).play().to_dict()
+        >>> d["dice"], d["positions"], d["log"][0]
+        ([4], [4], {'kind': 'roll', 'seat': 0, 'turn': 0, 'value': 4, 'capped': False})
+        """
+        return {
+            "format": RECORD_FORMAT,
+            "board": self.board.to_dict(),
+            "rules": self.rules.to_dict(),
+            "seats": [s.to_dict() for s in self.seats],
+            "mode": self.mode,
+            "log": [e.to_dict() for e in self.log],
+            "dice": list(self.dice),
+            "positions": list(self.positions),
+            "finishing_order": list(self.finishing_order),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "GameRecord":
+        """Rebuild a record from :meth:`to_dict` data.
+
+        Raises
+        ------
+        SnlError
+            GameError for a missing or unknown key or a bad value, BoardError
+            or RuleError for a bad board or rule set.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game
+        >>> record = Game(Board(10), players=1, dice=[4, 6, 5]).play()
+        >>> GameRecord.from_dict(record.to_dict()) == record
+        True
+        """
+        if not isinstance(data, Mapping):
+            raise GameError("a game record must be a mapping")
+        keys = {"format", "board", "rules", "seats", "mode", "log", "dice", "positions", "finishing_order"}
+        if set(data) != keys:
+            missing, extra = sorted(keys - set(data)), sorted(map(str, set(data) - keys))
+            raise GameError(f"game record: missing {missing or 'nothing'}, unexpected {extra or 'nothing'}")
+        if data["format"] != RECORD_FORMAT:
+            raise GameError(f"game record format {data['format']!r} is not supported (expected {RECORD_FORMAT})")
+        rules = data["rules"]
+        if not isinstance(rules, Mapping):
+            raise GameError("game record: 'rules' must be a mapping")
+        seats = data["seats"]
+        if not isinstance(seats, list) or not all(isinstance(s, Mapping) for s in seats):
+            raise GameError("game record: 'seats' must be a list of {name, colour}")
+        try:
+            seat_objs = tuple(Seat(**s) for s in seats)
+        except TypeError:
+            raise GameError("game record: each seat holds exactly a name and a colour") from None
+        for name in ("log", "dice", "positions", "finishing_order"):
+            if not isinstance(data[name], list):
+                raise GameError(f"game record: {name!r} must be a list")
+        return cls(
+            board=Board.from_dict(data["board"], source="game record board"),
+            rules=Rules().replace(**rules),
+            seats=seat_objs,
+            mode=data["mode"],
+            log=tuple(event_from_dict(e) for e in data["log"]),
+            dice=tuple(data["dice"]),
+            positions=tuple(data["positions"]),
+            finishing_order=tuple(data["finishing_order"]),
+        )
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text (see :meth:`to_dict`).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> Game(Board(4), Rules.preset("plain"), players=1, dice=[4]).play().to_json()[:40]
+        '{"format": 1, "board": {"size": 4, "ladd'
+        """
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        """Read a record from :meth:`to_json` text.
+
+        Raises
+        ------
+        GameError
+            If the text is not JSON or not a valid record.
+
+        Examples
+        --------
+        >>> GameRecord.from_json("[1, 2")
+        Traceback (most recent call last):
+        ...
+        snlmarkov.errors.GameError: a game record must be JSON: Expecting ',' delimiter: line 1 column 6 (char 5)
+        """
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise GameError(f"a game record must be JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def _summarise(
+    log: tuple[Event, ...], n_seats: int
+) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
+    """Walk the log turn by turn: the turn summaries, final positions and finishing order."""
+    positions = [0] * n_seats
+    finished: list[int] = []
+    turns: list[TurnSummary] = []
+    i = 0
+    while i < len(log):
+        turn, seat = log[i].turn, log[i].seat
+        if turn != len(turns):
+            raise GameError(f"GameRecord.log: expected turn {len(turns)}, found turn {turn}")
+        if seat >= n_seats:
+            raise GameError(f"GameRecord.log: seat {seat} in turn {turn}, but there are {n_seats} seats")
+        start = positions[seat]
+        position, before_bump = start, -1
+        rolls: list[int] = []
+        skipped = False
+        while i < len(log) and log[i].turn == turn:
+            event = log[i]
+            i += 1
+            if event.seat != seat:
+                raise GameError(f"GameRecord.log: turn {turn} mixes seats {seat} and {event.seat}")
+            if isinstance(event, GameOver) and i < len(log):
+                raise GameError(f"GameRecord.log: events follow the end of the game in turn {turn}")
+            if isinstance(event, Roll):
+                rolls.append(event.value)
+            elif isinstance(event, (Move, Ladder, Snake)):
+                position = event.end
+            elif isinstance(event, Forfeit):
+                position = event.back_to
+            elif isinstance(event, Bump):
+                before_bump, position = event.from_square, event.to_square
+            elif isinstance(event, Finish):
+                finished.append(seat)
+            elif isinstance(event, Skip):
+                skipped = True
+        positions[seat] = position
+        bumped = before_bump >= 0
+        turns.append(
+            TurnSummary(
+                turn=turn,
+                seat=seat,
+                start=start,
+                end=position,
+                end_before_bump=before_bump if bumped else position,
+                rolls=tuple(rolls),
+                bumped=bumped,
+                skipped=skipped,
+            )
+        )
+    return tuple(turns), tuple(positions), tuple(finished)
