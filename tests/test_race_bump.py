@@ -1,0 +1,254 @@
+"""The exact joint chain of races with ``bump`` (snlmarkov.race_bump).
+
+The tensor iteration of :mod:`snlmarkov.race_bump` is checked against a
+hand-worked race and against a brute-force forward iteration written here
+independently: a plain dictionary of whole game states (every token's
+square, the seat to move, the round, the finishing order so far), one turn
+at a time, applying the bump and the seat rotation literally.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+import snlmarkov as snl
+from snlmarkov import Board, Rules, turn_model
+from snlmarkov.race_bump import JointMover, joint_race, resting_squares
+from snlmarkov.race_independent import independent_race
+
+TOL = 1e-10
+
+
+# --------------------------------------------------------------- brute force
+def brute_force_race(board: Board, rules: Rules, players: int, mode: str, tail: float = 1e-15) -> dict:
+    """Joint distribution of (finishing order, rounds, total turns), turn by turn."""
+    n = board.size
+    m = turn_model(board, rules).matrix.tocsr()
+    rows = {p: dict(zip(m.indices[m.indptr[p] : m.indptr[p + 1]].tolist(), m.data[m.indptr[p] : m.indptr[p + 1]].tolist())) for p in range(n)}
+    # state: (squares, seat to move, round of that turn, finishing order so far); -1 = finished
+    states = {((0,) * players, 0, 1, ()): 1.0}
+    outcomes: dict = defaultdict(float)
+    turn = 0
+    while sum(states.values()) > tail:
+        turn += 1
+        nxt: dict = defaultdict(float)
+        for (squares, seat, rnd, done), prob in states.items():
+            for end, p in rows[squares[seat]].items():
+                new = list(squares)
+                order = done
+                if end == n:
+                    new[seat] = -1
+                    order = done + (seat,)
+                    if mode == "classic" or len(order) == players:
+                        outcomes[(order, rnd, turn)] += prob * p
+                        continue
+                elif rules.bump and end >= 1 and any(new[o] == end for o in range(players) if o != seat):
+                    end = rules.bump_to
+                if end != n:
+                    new[seat] = end
+                alive = [s for s in range(players) if new[s] >= 0]
+                after = [s for s in alive if s > seat]
+                nxt_seat = after[0] if after else alive[0]
+                nxt[(tuple(new), nxt_seat, rnd if after else rnd + 1, order)] += prob * p
+        states = nxt
+        if turn > 100_000:
+            raise AssertionError("brute force did not converge")
+    return dict(outcomes)
+
+
+def summarise(outcomes: dict, players: int, mode: str) -> dict:
+    win = np.zeros(players)
+    orders: dict = defaultdict(float)
+    rounds: dict = defaultdict(float)
+    turns: dict = defaultdict(float)
+    for (order, rnd, turn), p in outcomes.items():
+        win[order[0]] += p
+        orders[order] += p
+        rounds[rnd] += p
+        turns[turn] += p
+    to_array = lambda d: np.array([d.get(i, 0.0) for i in range(max(d) + 1)])  # noqa: E731
+    return {"win": win, "orders": dict(orders), "rounds": to_array(rounds), "turns": to_array(turns)}
+
+
+def assert_matches_brute_force(board: Board, rules: Rules, players: int, mode: str) -> None:
+    want = summarise(brute_force_race(board, rules, players, mode), players, mode)
+    got = snl.race(board, rules, players=players, mode=mode, method="exact", tail=1e-15)
+    if rules.bump and players > 1:
+        assert got.method == "exact: joint chain (bump)"
+    np.testing.assert_allclose(got.win_probability, want["win"], rtol=0, atol=TOL)
+    for order, p in got.order_probability.items():
+        assert abs(p - want["orders"].get(order, 0.0)) < TOL, order
+    assert set(want["orders"]) <= set(got.order_probability)
+    for dist, ref in ((got.rounds_distribution, want["rounds"]), (got.turns_distribution, want["turns"])):
+        h = min(dist.horizon, ref.size - 1)
+        np.testing.assert_allclose(dist.pmf(np.arange(h + 1)), ref[: h + 1], rtol=0, atol=TOL)
+        assert dist.tail_mass < 1e-14
+    assert abs(got.expected_rounds - np.dot(np.arange(want["rounds"].size), want["rounds"])) < 1e-9
+    assert abs(got.expected_total_turns - np.dot(np.arange(want["turns"].size), want["turns"])) < 1e-9
+
+
+# a variety of tiny boards and rule sets on which bump matters
+CASES = {
+    "four-squares-no-exact-finish": (Board(4), Rules.preset("plain").replace(faces=2, finish="none", bump=True)),
+    "snake-ladder-forfeit-start-six": (
+        Board(6, {2: 5, 4: 1}),
+        Rules(finish="stay", bonus_on_six=True, max_sixes=1, on_cap="forfeit", start_on_six=True, bump=True, bump_to=2, faces=3),
+    ),
+    "bounce-bump-to-snake-head": (
+        Board(5, {3: 1}),
+        Rules(finish="bounce", bonus_on_six=False, max_sixes=None, start_on_six=True, bump=True, bump_to=3, faces=2),
+    ),
+    "redeal-bonus": (
+        Board(7, {2: 6, 5: 3}),
+        Rules(finish="stay", bonus_on_six=True, max_sixes=2, on_cap="redeal", bump=True, bump_to=1, faces=3),
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_joint_chain_matches_brute_force(case: str, players: int, mode: str) -> None:
+    board, rules = CASES[case]
+    assert_matches_brute_force(board, rules, players, mode)
+
+
+@pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
+def test_joint_chain_four_players_matches_brute_force(mode: str) -> None:
+    board, rules = CASES["four-squares-no-exact-finish"]
+    assert_matches_brute_force(board, rules, 4, mode)
+
+
+def test_brute_force_sees_the_bump() -> None:
+    """The reference is not blind to the rule: with and without bump it differs."""
+    board, rules = CASES["snake-ladder-forfeit-start-six"]
+    with_bump = summarise(brute_force_race(board, rules, 2, "classic"), 2, "classic")
+    without = summarise(brute_force_race(board, rules.replace(bump=False), 2, "classic"), 2, "classic")
+    assert abs(with_bump["win"][0] - without["win"][0]) > 1e-3
+
+
+def test_hand_worked_race() -> None:
+    """Board of 4, a two-faced die, no exact finish, bump to 1.
+
+    W(a, b) = chance that the seat to move, on a, wins against the other on b.
+    From 3 a turn always finishes; W(1,3) = W(0,3) = W(0,2) = 0,
+    W(2,1) = W(1,0) = 1, W(2,3) = 1/2, W(1,2) = 1/4, W(1,1) = 7/8,
+    W(0,1) = 7/16, so W(0,0) = (9/16 + 1)/2 = 25/32. Without the bump the same
+    steps give 47/64.
+    """
+    board, rules = CASES["four-squares-no-exact-finish"]
+    r = snl.race(board, rules, players=2)
+    assert r.method == "exact: joint chain (bump)"
+    assert abs(r.win_probability[0] - 25 / 32) < 1e-12
+    assert abs(r.win_probability[1] - 7 / 32) < 1e-12
+    plain = snl.race(board, rules.replace(bump=False), players=2)
+    assert abs(plain.win_probability[0] - 47 / 64) < 1e-12
+
+
+def test_bump_that_cannot_act_changes_nothing() -> None:
+    """On a board of 2 the only square a token can be bumped from is bump_to itself."""
+    board = Board(2)
+    rules = Rules.preset("plain").replace(faces=3, bump=True)
+    for mode in ("classic", "last_one_standing"):
+        a = snl.race(board, rules, players=3, mode=mode)
+        b = snl.race(board, rules.replace(bump=False), players=3, mode=mode)
+        assert a.method != b.method
+        np.testing.assert_allclose(a.place_probability, b.place_probability, atol=TOL)
+        for order, p in b.order_probability.items():
+            assert abs(a.order_probability[order] - p) < TOL
+        assert abs(a.expected_rounds - b.expected_rounds) < 1e-9
+        assert abs(a.expected_total_turns - b.expected_total_turns) < 1e-9
+
+
+@pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
+def test_joint_chain_without_bump_equals_independent_players(mode: str) -> None:
+    """The tensor engine with the bump switched off reproduces the independent formulas."""
+    board, rules = Board.builtin("milton_bradley"), Rules.preset("plain")
+    joint = joint_race(turn_model(board, rules), rules, 3, mode, tail=1e-13)
+    indep = independent_race(snl.analyze(board, rules).length, 3, mode)
+    np.testing.assert_allclose(joint["win_probability"], indep["win_probability"], atol=TOL)
+    np.testing.assert_allclose(joint["place_probability"], indep["place_probability"], atol=TOL)
+    for order, p in indep["order_probability"].items():
+        assert abs(joint["order_probability"].get(order, 0.0) - p) < TOL
+    for name in ("rounds_distribution", "turns_distribution"):
+        a, b = joint[name], indep[name]
+        h = min(a.horizon, b.horizon)
+        np.testing.assert_allclose(a.probabilities[: h + 1], b.probabilities[: h + 1], atol=TOL)
+        assert abs(a.mean() - b.mean()) < 1e-9
+
+
+# ------------------------------------------------------------- the pieces
+def test_resting_squares_skip_jump_starts_but_keep_bump_to() -> None:
+    board = Board(6, {2: 5, 4: 1})
+    rules = Rules.preset("plain").replace(bump=True, bump_to=2)
+    squares = resting_squares(turn_model(board, rules), rules.bump_to).tolist()
+    assert squares == [0, 1, 2, 3, 5]  # 4 is a snake head; 2 is a ladder foot but also bump_to
+
+
+def test_mover_moves_and_bumps_with_rotation() -> None:
+    board = Board(4)
+    rules = Rules.preset("plain").replace(faces=2, finish="none", bump=True)
+    mover = JointMover.of(turn_model(board, rules), rules)
+    n = mover.n
+    assert mover.squares.tolist() == [0, 1, 2, 3]
+    # three tokens: mover on 1, next seat on 3, last seat on 0
+    x = np.zeros(n**3)
+    x[np.ravel_multi_index((1, 3, 0), (n,) * 3)] = 1.0
+    nxt, out = mover.move(x, 3)
+    assert out.sum() == 0.0  # from 1 no roll reaches 4
+    got = nxt.reshape(n, n, n)  # axes: the next seat, the last seat, the mover
+    assert got[3, 0, 2] == 0.5  # a roll of 1 lands on the empty square 2
+    assert got[3, 0, 1] == 0.5  # a roll of 2 lands on 3, held by the next seat: placed on 1
+    assert abs(nxt.sum() - 1.0) < 1e-15
+
+
+def test_mover_reports_finished_mass_over_the_others() -> None:
+    board = Board(4)
+    rules = Rules.preset("plain").replace(faces=2, finish="none", bump=True)
+    mover = JointMover.of(turn_model(board, rules), rules)
+    n = mover.n
+    x = np.zeros(n**3)
+    x[np.ravel_multi_index((3, 2, 1), (n,) * 3)] = 1.0
+    nxt, out = mover.move(x, 3)
+    assert nxt.sum() == 0.0
+    assert out.reshape(n, n)[2, 1] == 1.0
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_tokens_share_only_start_and_bump_to(players: int) -> None:
+    """Reachable joint states never put two tokens on one square other than 0 or bump_to."""
+    board, rules = CASES["redeal-bonus"]
+    mover = JointMover.of(turn_model(board, rules), rules)
+    n = mover.n
+    x = np.zeros(n**players)
+    x[0] = 1.0
+    for _ in range(12 * players):
+        x, _ = mover.move(x, players)
+        for idx in np.flatnonzero(x > 0):
+            squares = [int(mover.squares[i]) for i in np.unravel_index(idx, (n,) * players)]
+            on_board = [s for s in squares if s not in (0, rules.bump_to)]
+            assert len(on_board) == len(set(on_board))
+
+
+def test_stall_detector_refuses_probability_that_stops_falling() -> None:
+    """A chain with a trap would keep some probability in play for ever: refused, not looped on."""
+    from snlmarkov.race_bump import _Stall
+    from snlmarkov.errors import SnlError
+
+    stall = _Stall(max_rounds=10**6)
+    stall.check(1000, 0.5)
+    with pytest.raises(SnlError, match="cannot end"):
+        for rnd in range(1, 10_000):
+            stall.check(rnd, 0.5)
+    with pytest.raises(SnlError, match="had not ended after 10 rounds"):
+        _Stall(max_rounds=10).check(11, 0.1)
+
+
+def test_orders_of_joint_chain_cover_every_permutation() -> None:
+    board, rules = CASES["bounce-bump-to-snake-head"]
+    r = snl.race(board, rules, players=3, mode="last_one_standing")
+    assert sorted(r.order_probability) == sorted(itertools.permutations(range(3)))
