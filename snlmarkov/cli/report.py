@@ -1,0 +1,83 @@
+"""``snlmarkov report``: write every figure and the summary tables of one board."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import add_board_rules_arguments, board_from_args
+
+__all__ = ["register", "run"]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``report`` sub-command."""
+    from ..report import DEFAULT_GAMES, DEFAULT_SEED, MIN_GAMES
+
+    p = sub.add_parser(
+        "report",
+        help="write the figures and summary tables of a board",
+        description=(
+            "Analyse a board under every rule preset and write the figures (PNG, and SVG for the line art), "
+            "summary.json and summary.md. The output is deterministic: the same code writes the same bytes."
+        ),
+    )
+    add_board_rules_arguments(p, rules=False)
+    p.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    p.add_argument(
+        "--games",
+        type=_positive,
+        default=DEFAULT_GAMES,
+        metavar="N",
+        help=f"games simulated for the cross-check (at least {MIN_GAMES}; default: {DEFAULT_GAMES})",
+    )
+    p.add_argument(
+        "--seed",
+        type=_positive,
+        default=DEFAULT_SEED,
+        metavar="S",
+        help=f"seed of the cross-check (default: {DEFAULT_SEED})",
+    )
+    p.add_argument(
+        "--max-players",
+        type=_positive,
+        default=6,
+        metavar="K",
+        help="races are computed for 2..K players (2..6; default: 6)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines on standard error")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``snlmarkov report``; return the exit status."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..report import STAGES, write_report
+
+    board = board_from_args(args)
+
+    def progress(i: int, name: str) -> None:
+        if not args.quiet:
+            print(f"report [{i}/{len(STAGES)}] {name}", file=sys.stderr, flush=True)
+
+    report = write_report(
+        board, args.out, games=args.games, seed=args.seed, max_players=args.max_players, progress=progress
+    )
+    print(report.table())
+    check = report.summary.get("crosscheck")
+    if check:
+        print(f"cross-check: {check['verdict']}")
+    print(f"wrote {len(report.files)} files to {report.out}: {', '.join(report.files)}")
+    return 0
