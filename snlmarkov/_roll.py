@@ -3,6 +3,10 @@
 This module is private to the matrix code (``model``, ``analysis``). The
 playable engine and the simulator apply the rules with code of their own, so
 that cross-checking the two paths compares independent implementations.
+
+:func:`roll_slots` is the one place the rules of a single roll live: it
+returns a ``(states, faces)`` table per outcome field, one column per face
+of the die. :func:`one_roll` flattens that table to one entry per outcome.
 """
 
 from __future__ import annotations
@@ -14,14 +18,25 @@ import numpy as np
 from .board import Board
 from .rules import Rules
 
-__all__ = ["RollOutcomes", "one_roll"]
+__all__ = ["RollOutcomes", "RollSlots", "one_roll", "roll_slots", "index_dtype"]
+
+
+def index_dtype(*bounds: int) -> type:
+    """``numpy.int32`` when every bound fits in it with room to spare, else ``numpy.int64``.
+
+    Examples
+    --------
+    >>> index_dtype(10**6, 2 * 10**7).__name__, index_dtype(2**31).__name__
+    ('int32', 'int64')
+    """
+    return np.int32 if max(bounds, default=0) < 2**30 else np.int64
 
 
 @dataclass(frozen=True)
 class RollOutcomes:
     """Every outcome of one roll from a batch of in-turn states.
 
-    All arrays have one entry per (state, outcome) pair.
+    All arrays have one entry per (state, outcome) pair, state by state.
 
     Attributes
     ----------
@@ -50,76 +65,116 @@ class RollOutcomes:
     face: np.ndarray
 
 
-def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray) -> RollOutcomes:
-    """All outcomes of the next roll from the states ``(cur, sixes, origin)``.
+@dataclass(frozen=True)
+class RollSlots:
+    """The outcomes of one roll as ``(states, faces)`` tables.
+
+    Column ``k - 1`` holds the outcome of face ``k``. A slot whose ``prob``
+    is 0 is no outcome (the six under ``redeal`` at the cap). Other fields
+    are as in :class:`RollOutcomes`. In each row only the last column (the
+    six) can have ``cont`` set.
+    """
+
+    prob: np.ndarray
+    landing: np.ndarray
+    square: np.ndarray
+    cont: np.ndarray
+
+    @property
+    def valid(self) -> np.ndarray:
+        """Which slots are outcomes."""
+        return self.prob > 0
+
+
+def roll_slots(
+    board: Board,
+    rules: Rules,
+    cur: np.ndarray,
+    sixes: np.ndarray,
+    origin: np.ndarray,
+    *,
+    dest: np.ndarray | None = None,
+) -> RollSlots:
+    """All outcomes of the next roll from the states ``(cur, sixes, origin)``, one column per face.
 
     ``cur`` is the token's square, ``sixes`` how many sixes the turn holds so
     far (0 at the start of a turn) and ``origin`` where the turn began (used
     by ``forfeit``). Squares are ``0..N-1``; the finish is absorbing and never
-    rolled from.
+    rolled from. ``dest`` is ``board.destination()`` (pass it to save
+    recomputing it); the index arrays returned have its integer type.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> s = roll_slots(Board(4, {2: 4}), Rules(faces=3), np.array([0, 3]), np.array([0, 0]), np.array([0, 3]))
+    >>> s.square.tolist(), s.landing.tolist(), s.cont.tolist()
+    ([[1, 4, 3], [4, 3, 3]], [[1, 2, 3], [4, -1, -1]], [[False, False, True], [False, False, False]])
     """
     n_sq = board.size
     f = rules.faces
-    dest = board.destination()
-    itype = np.int32 if n_sq < 2**30 and cur.size < 2**31 else np.int64
-    dest = dest.astype(itype)
+    if dest is None:
+        dest = board.destination().astype(index_dtype(n_sq + 2 * f))
+    itype = dest.dtype
     cur = np.asarray(cur, dtype=itype)
-    sixes = np.asarray(sixes, dtype=itype)
-    origin = np.asarray(origin, dtype=itype)
-    idx_all = np.arange(cur.size, dtype=itype)
-    parts: list[tuple[np.ndarray, ...]] = []
+    sixes = np.asarray(sixes)
+    b = cur.size
 
-    moving = np.ones(cur.size, dtype=bool)
+    capped = np.zeros(b, dtype=bool) if rules.max_sixes is None else sixes >= rules.max_sixes
+    redeal = capped & (rules.on_cap == "redeal")
+    void = capped & (rules.on_cap == "forfeit")
+
+    prob = np.full((b, f), 1.0 / f)
+    if redeal.any():
+        prob[redeal, : f - 1] = 1.0 / (f - 1)  # a redealt roll is uniform on 1..faces-1
+        prob[redeal, f - 1] = 0.0
+    t = cur[:, None] + np.arange(1, f + 1, dtype=itype)
+    stay = np.zeros((b, f), dtype=bool)
+    over = t > n_sq
+    if rules.finish == "bounce":
+        np.subtract(2 * n_sq, t, out=t, where=over)
+    elif rules.finish == "none":
+        np.minimum(t, n_sq, out=t)
+    else:  # stay: the token keeps its square and the turn ends
+        stay = over
+        t[stay] = -1
+    landing = t
+    square = dest[np.maximum(t, 0)]
+    if rules.finish == "stay":
+        np.copyto(square, cur[:, None], where=stay)
+    cont = np.zeros((b, f), dtype=bool)
+    if rules.bonus_on_six:
+        cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped
+
+    if void.any():  # forfeit: a six at the cap voids the turn, back to its origin
+        landing[void, f - 1] = -1
+        square[void, f - 1] = np.asarray(origin, dtype=itype)[void]
+        cont[void, f - 1] = False
     if rules.start_on_six:
         entering = (cur == 0) & (sixes == 0)
-        moving &= ~entering
-        e = idx_all[entering]
-        if e.size:
-            none = np.full(e.size, -1, dtype=itype)
-            zero = np.zeros(e.size, dtype=itype)
+        if entering.any():
             # a six enters (the token stays on 0 and rolls again); anything else ends the turn
-            for k in range(1, f + 1):
-                enters = np.full(e.size, k == f)
-                parts.append((e, np.full(e.size, 1.0 / f), none, zero, enters, np.full(e.size, k, dtype=itype)))
+            landing[entering] = -1
+            square[entering] = 0
+            cont[entering] = False
+            cont[entering, f - 1] = True
+    return RollSlots(prob, landing, square, cont)
 
-    capped = np.zeros(cur.size, dtype=bool)
-    if rules.max_sixes is not None:
-        capped = sixes >= rules.max_sixes
-    for k in range(1, f + 1):
-        if k < f:
-            sel = idx_all[moving]
-            p = np.where(capped[sel] & (rules.on_cap == "redeal"), 1.0 / (f - 1), 1.0 / f)
-        else:
-            sel = idx_all[moving & ~(capped & (rules.on_cap == "redeal"))]
-            p = np.full(sel.size, 1.0 / f)
-            if rules.on_cap == "forfeit":
-                void = capped[sel]
-                v = sel[void]
-                if v.size:
-                    parts.append(
-                        (v, p[void], np.full(v.size, -1, dtype=itype), origin[v], np.zeros(v.size, dtype=bool),
-                         np.full(v.size, f, dtype=itype))
-                    )
-                sel, p = sel[~void], p[~void]
-        if not sel.size:
-            continue
-        c = cur[sel]
-        t = c + k
-        over = t > n_sq
-        if rules.finish == "bounce":
-            t = np.where(over, 2 * n_sq - t, t)
-        elif rules.finish == "none":
-            t = np.minimum(t, n_sq)
-        stay = over if rules.finish == "stay" else np.zeros(sel.size, dtype=bool)
-        landing = np.where(stay, -1, t)
-        square = np.where(stay, c, dest[np.where(stay, 0, t)])
-        cont = np.zeros(sel.size, dtype=bool)
-        if k == f and rules.bonus_on_six:
-            cont = ~stay & (square != n_sq) & ~capped[sel]
-        parts.append((sel, p, landing, square, cont, np.full(sel.size, k, dtype=itype)))
 
-    if not parts:
-        empty = np.zeros(0, dtype=itype)
-        return RollOutcomes(empty, np.zeros(0), empty, empty, np.zeros(0, dtype=bool), empty)
-    cols = [np.concatenate(col) for col in zip(*parts)]
-    return RollOutcomes(cols[0], cols[1].astype(float), cols[2], cols[3], cols[4], cols[5])
+def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray) -> RollOutcomes:
+    """All outcomes of the next roll from the states ``(cur, sixes, origin)``.
+
+    The flat form of :func:`roll_slots`: one entry per outcome, state by state.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> out = one_roll(Board(4), Rules(faces=3), np.array([3]), np.array([2]), np.array([3]))
+    >>> out.face.tolist(), out.square.tolist(), out.prob.tolist()  # capped: a redeal of 1..2
+    ([1, 2], [4, 3], [0.5, 0.5])
+    """
+    s = roll_slots(board, rules, cur, sixes, origin)
+    valid = s.valid
+    itype = s.square.dtype
+    index = np.broadcast_to(np.arange(valid.shape[0], dtype=itype)[:, None], valid.shape)
+    face = np.broadcast_to(np.arange(1, valid.shape[1] + 1, dtype=itype), valid.shape)
+    return RollOutcomes(index[valid], s.prob[valid], s.landing[valid], s.square[valid], s.cont[valid], face[valid])

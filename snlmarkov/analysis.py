@@ -223,18 +223,35 @@ def _system(board: Board, rules: Rules) -> AbsorbingSystem:
 def expected_turns(board: Board, rules: Rules | None = None) -> float:
     """Expected number of turns from square 0 (the fast path for large boards).
 
+    The matrix ``I - M`` is built straight into sparse form (no landings, no
+    labels, no copies), checked for squares that cannot finish, factorised
+    once and solved once; only the squares the token can reach from 0 are
+    kept when some square elsewhere cannot finish.
+
+    Raises
+    ------
+    UnwinnableBoardError
+        If finishing is impossible from a square reachable from 0.
+
     Examples
     --------
     >>> import snlmarkov as snl
     >>> round(expected_turns(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain")), 9)
     39.225122308
     """
+    from .model import _turn_system, _turn_system_states
+    from .solve import factorize
+
     rules = Rules() if rules is None else rules
-    sysm = _system(board, rules)
-    e = np.zeros(sysm.states.size)
-    e[sysm.position(sysm.model.start)] = 1.0
-    occupancy = sysm.solve_transposed(e)
-    return float(occupancy.sum())
+    a = _turn_system(board, rules)
+    states = _turn_system_states(board, a)
+    if states.size < a.shape[0]:
+        a = a[states][:, states]
+        a.sort_indices()
+    lu = factorize(a)
+    b = np.ones(states.size)
+    b[-1] = 0.0  # the finish (the last state kept)
+    return float(lu.solve(b, trans="T")[0])  # square 0 is the first state kept
 
 
 def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL) -> Analysis:

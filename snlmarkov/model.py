@@ -18,18 +18,28 @@ to 1, for any board size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from ._roll import one_roll
+from ._roll import index_dtype, one_roll, roll_slots
 from .board import Board
 from .errors import UnwinnableBoardError
 from .rules import Rules
 
-__all__ = ["TransitionModel", "RollState", "RollTransitions", "turn_model", "roll_model", "roll_transitions", "NO_CAP_MASS"]
+__all__ = [
+    "TransitionModel",
+    "RollState",
+    "RollTransitions",
+    "turn_model",
+    "roll_model",
+    "roll_transitions",
+    "can_finish",
+    "NO_CAP_MASS",
+]
 
 #: Without a cap a turn may hold any number of sixes. Runs of sixes whose
 #: probability is below this are cut from the turn-level matrix (their mass
@@ -140,22 +150,244 @@ class TransitionModel:
         """The transition matrix as a dense array (small boards only)."""
         return self.matrix.toarray()
 
+    @cached_property
+    def _can_finish(self) -> np.ndarray:
+        """Which states can reach the absorbing state (computed once, shared by the checks and solvers)."""
+        return can_finish(self.matrix, self.absorbing)
 
-def _check_winnable(board: Board, matrix: sp.csr_matrix, labels, start: int, absorbing: int) -> None:
-    """Refuse a chain where some state reachable from ``start`` cannot finish."""
-    reach = breadth_first_order(matrix, start, directed=True, return_predecessors=False)
-    back = breadth_first_order(matrix.T.tocsr(), absorbing, directed=True, return_predecessors=False)
-    stuck = np.setdiff1d(reach, back)
-    if stuck.size:
-        label = labels[int(stuck[0])]
-        square = label if isinstance(label, (int, np.integer)) else label.square
-        squares = sorted({int(lab if isinstance(lab, (int, np.integer)) else lab.square) for lab in (labels[i] for i in stuck)})
-        shown = ", ".join(map(str, squares[:10])) + (" ..." if len(squares) > 10 else "")
-        raise UnwinnableBoardError(
-            f"the finish {board.size} cannot be reached from square {int(square)}, which the token can reach "
-            f"from 0 (stuck squares: {shown})",
-            int(square),
-        )
+
+def can_finish(matrix: sp.spmatrix, absorbing: int) -> np.ndarray:
+    """Which states can reach ``absorbing``: one breadth-first search on the reversed edges.
+
+    When ``absorbing`` is the last state and every other state has a
+    transition to a higher-numbered one (the usual turn matrix: some roll
+    always moves the token on), every state can finish and no search is
+    needed.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> m = sp.csr_matrix(np.array([[0.5, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.5]]))
+    >>> can_finish(m, 1).tolist()
+    [True, True, True]
+    >>> can_finish(m, 0).tolist()  # nothing leads back to 0
+    [True, False, False]
+    """
+    m = sp.csr_matrix(matrix)
+    if _ascends(m, absorbing):
+        return np.ones(m.shape[0], dtype=bool)
+    back = m.T.tocsr()  # the edges reversed
+    mask = np.zeros(back.shape[0], dtype=bool)
+    mask[breadth_first_order(back, absorbing, directed=True, return_predecessors=False)] = True
+    return mask
+
+
+def _ascends(matrix: sp.csr_matrix, absorbing: int) -> bool:
+    """True when ``absorbing`` is the last state and every other row has a nonzero entry right of its diagonal.
+
+    Then every state can finish: from any state some transition leads to a
+    higher one, and climbing ends on the last state. O(rows), on sorted CSR.
+    """
+    n = matrix.shape[0]
+    if absorbing != n - 1 or not matrix.has_sorted_indices:
+        return False
+    start, end = matrix.indptr[: n - 1], matrix.indptr[1:n]
+    if np.any(end <= start):  # an empty row
+        return False
+    last = end - 1
+    return bool(np.all(matrix.indices[last] > np.arange(n - 1)) and np.all(matrix.data[last] != 0))
+
+
+def _check_winnable(board: Board, model: "TransitionModel") -> None:
+    """Refuse a chain where some state reachable from ``model.start`` cannot finish."""
+    finishable = model._can_finish
+    if finishable.all():
+        return
+    reach = breadth_first_order(model.matrix, model.start, directed=True, return_predecessors=False)
+    _refuse_stuck(board, reach[~finishable[reach]], model.labels)
+
+
+def _refuse_stuck(board: Board, stuck: np.ndarray, labels) -> None:
+    """Raise :class:`UnwinnableBoardError` naming the lowest of ``stuck`` (reachable states that cannot finish)."""
+    if not stuck.size:
+        return
+    stuck = np.sort(stuck)
+
+    def square_of(lab) -> int:
+        return int(lab if isinstance(lab, (int, np.integer)) else lab.square)
+
+    square = square_of(labels[int(stuck[0])])
+    squares = sorted({square_of(labels[int(i)]) for i in stuck})
+    shown = ", ".join(map(str, squares[:10])) + (" ..." if len(squares) > 10 else "")
+    raise UnwinnableBoardError(
+        f"the finish {board.size} cannot be reached from square {square}, which the token can reach "
+        f"from 0 (stuck squares: {shown})",
+        square,
+    )
+
+
+def _turn_system(board: Board, rules: Rules) -> sp.csr_matrix:
+    """``I - M`` of the turn chain with the finish row made a unit row, as canonical CSR.
+
+    The fast path to expected turns: no landings, no labels, no second copy.
+    Its off-diagonal pattern is that of the turn matrix ``M``.
+    """
+    rules.check_board(board)
+    n = board.size
+    rows = _turn_rows(board, rules, landings=False, rolls=False, minus_identity=True)
+    np.negative(rows.data, out=rows.data)
+    a = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(n + 1, n + 1))
+    a.has_canonical_format = True
+    return a
+
+
+def _turn_system_states(board: Board, a: sp.csr_matrix) -> np.ndarray:
+    """States to keep in :func:`_turn_system`'s matrix ``a``, after refusing an unwinnable board.
+
+    All of them when every square can finish (the usual case); else the
+    squares reachable from 0 (the finish included), which then all can.
+    """
+    n = board.size
+    finishable = can_finish(a, n)  # the pattern of I - M is that of M, self-loops aside
+    if finishable.all():
+        return np.arange(n + 1)
+    reach = breadth_first_order(a, 0, directed=True, return_predecessors=False)
+    _refuse_stuck(board, reach[~finishable[reach]], range(n + 1))
+    return np.sort(reach)
+
+
+class _TurnRows(NamedTuple):
+    """The turn matrix as canonical CSR arrays, with the per-turn rolls and landings."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    rolls: np.ndarray
+    landings: tuple  # (rows, cols, values) in COO form, or empty arrays
+
+
+#: Slots (row x outcome cells) handled at once when building a turn matrix: keeps the
+#: temporaries in cache and the peak memory near the size of the result.
+_BLOCK_SLOTS = 1 << 20
+
+
+def _turn_rows(
+    board: Board, rules: Rules, *, landings: bool = True, rolls: bool = True, minus_identity: bool = False
+) -> _TurnRows:
+    """Build the turn-level matrix row block by row block, straight into CSR form.
+
+    Every path of rolls a turn can take from square ``p`` is followed one
+    roll (level) at a time; each row keeps one live path per level (only a
+    six continues a turn, and one roll has one six). Level ``l`` writes the
+    turn-ending outcomes of row ``p`` into the slots ``l*f .. l*f+f-1`` of a
+    ``(rows, levels*f)`` table, so that its outcomes read row by row are the
+    CSR row with duplicates; scipy's row-wise sort-and-sum makes it
+    canonical. No COO-to-CSR conversion, no global sort.
+
+    With ``minus_identity`` the arrays hold ``M - I`` instead, every diagonal
+    entry present, and the finish row is ``-e_N``: negated, the matrix
+    ``I - M`` with the finish made a unit row, ready for a solver. Without
+    ``landings`` or ``rolls`` those come back empty (zeros).
+    """
+    n, f = board.size, rules.faces
+    itype = index_dtype(n + 2 * f + 2)
+    dest = board.destination().astype(itype)
+    no_cap = rules.max_sixes is None
+    if no_cap:  # levels until a run of sixes is rarer than NO_CAP_MASS
+        depth = 1
+        while f ** -float(depth) >= NO_CAP_MASS:
+            depth += 1
+    else:
+        depth = rules.max_sixes + 1
+    est_levels = depth + 1 if (rules.bonus_on_six or rules.start_on_six) else 1
+    extra = int(no_cap) + int(minus_identity)
+    block = max(64, _BLOCK_SLOTS // (f * est_levels + extra))
+    max_levels = depth if rules.bonus_on_six else 1 + int(rules.start_on_six)
+    capacity = n * (max_levels * f + extra) + 1  # every slot an entry: shrunk at the end
+    out_idx = np.empty(capacity, dtype=index_dtype(capacity, n + 2))
+    out_val = np.empty(capacity)
+    indptr = np.zeros(n + 2, dtype=out_idx.dtype)
+    nnz = 0
+    want_rolls = rolls
+    rolls = np.zeros(n + 1)
+    land_r, land_c, land_v = [], [], []
+
+    for lo in range(0, n, block):
+        hi = min(n, lo + block)
+        nb = hi - lo
+        live = slice(None)  # the rows with a live path: all of them, or an index array
+        cur = np.arange(lo, hi, dtype=itype)
+        origin = cur.copy()
+        sixes = np.zeros(nb, dtype=itype)
+        weight = np.ones(nb)
+        levels = []  # (rows, columns, end probabilities) per level
+        while True:
+            s = roll_slots(board, rules, cur, sixes, origin, dest=dest)
+            w = weight[:, None] * s.prob
+            levels.append((live, s.square, np.where(s.cont, 0.0, w)))
+            if landings:
+                hit = (s.landing >= 0) & (w > 0)
+                rows_l = np.arange(lo, hi, dtype=itype)[live]
+                land_r.append(np.broadcast_to(rows_l[:, None], hit.shape)[hit])
+                land_c.append(s.landing[hit])
+                land_v.append(w[hit])
+            if no_cap and len(levels) >= depth:
+                break  # cut runs of sixes rarer than NO_CAP_MASS
+            keep = s.cont[:, f - 1]  # only the six (entering six included) continues a turn
+            n_keep = int(np.count_nonzero(keep))
+            if not n_keep:
+                break
+            cur, weight = s.square[:, f - 1], np.where(keep, w[:, f - 1], 0.0)
+            if 2 * n_keep < keep.size:  # few paths go on: follow only those
+                cur, weight = cur[keep], weight[keep]
+                origin, sixes = origin[keep], sixes[keep]
+                live = (np.arange(nb, dtype=itype)[live])[keep]
+            sixes = sixes + 1  # paths that ended go on with weight 0: no gather, no scatter
+
+        width = len(levels) * f
+        cols = np.empty((nb, width + extra), dtype=itype)
+        vals = np.zeros((nb, width + extra))
+        for lev, (rows_l, sq, ends) in enumerate(levels):
+            part = slice(lev * f, (lev + 1) * f)
+            if isinstance(rows_l, slice):
+                cols[:, part], vals[:, part] = sq, ends
+            else:  # the other rows keep value 0 there: no entry (their columns are never read)
+                cols[rows_l, part], vals[rows_l, part] = sq, ends
+        if want_rolls:
+            roll_count = np.zeros(width + extra)
+            roll_count[:width] = np.repeat(np.arange(1.0, len(levels) + 1), f)
+            rolls[lo:hi] = vals @ roll_count  # rolls of a turn = the level its path ended on
+        if no_cap:  # put the (< NO_CAP_MASS) mass of endless six runs back where the turn began
+            deficit = 1.0 - vals[:, :width].sum(axis=1)
+            cols[:, width] = np.arange(lo, hi, dtype=itype)
+            vals[:, width] = np.where(deficit > 0, deficit, 0.0)
+        if minus_identity:
+            cols[:, -1] = np.arange(lo, hi, dtype=itype)
+            vals[:, -1] = -1.0
+        valid = vals != 0
+        local_ptr = np.zeros(nb + 1, dtype=out_idx.dtype)
+        np.cumsum(np.count_nonzero(valid, axis=1), out=local_ptr[1:])
+        # the table read row by row is the CSR block with duplicates; scipy sorts each row and sums equal columns
+        blk = sp.csr_matrix((vals[valid], cols[valid].astype(out_idx.dtype, copy=False), local_ptr), shape=(nb, n + 1))
+        blk.sum_duplicates()
+        k = blk.nnz
+        out_idx[nnz : nnz + k] = blk.indices
+        out_val[nnz : nnz + k] = blk.data
+        indptr[lo + 1 : hi + 1] = nnz + blk.indptr[1:]
+        nnz += k
+
+    out_idx[nnz] = n  # the finish is absorbing
+    out_val[nnz] = -1.0 if minus_identity else 1.0
+    nnz += 1
+    indptr[n + 1] = nnz
+    out_idx.resize(nnz, refcheck=False)  # give the unused capacity back (realloc, no copy)
+    out_val.resize(nnz, refcheck=False)
+    if landings and land_r:
+        land = (np.concatenate(land_r), np.concatenate(land_c), np.concatenate(land_v))
+    else:
+        empty = np.zeros(0, dtype=itype)
+        land = (empty, empty, np.zeros(0))
+    return _TurnRows(indptr, out_idx, out_val, rolls, land)
 
 
 def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) -> TransitionModel:
@@ -197,56 +429,26 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     rules = Rules() if rules is None else rules
     rules.check_board(board)
     n = board.size
-    rows_t, cols_t, vals_t = [], [], []
-    rows_l, cols_l, vals_l = [], [], []
-    rolls = np.zeros(n + 1)
-
-    # every path of rolls that a turn can take, one level (roll) at a time
-    row = np.arange(n, dtype=np.int64)  # the start square of the path = its row
-    cur = row.copy()
-    sixes = np.zeros(n, dtype=np.int64)
-    weight = np.ones(n)
-    level = 0
-    while row.size:
-        out = one_roll(board, rules, cur, sixes, row)
-        r = row[out.index]
-        w = weight[out.index] * out.prob
-        hit = out.landing >= 0
-        rows_l.append(r[hit]), cols_l.append(out.landing[hit]), vals_l.append(w[hit])
-        end = ~out.cont
-        rows_t.append(r[end]), cols_t.append(out.square[end]), vals_t.append(w[end])
-        rolls += np.bincount(r[end], weights=w[end] * (level + 1), minlength=n + 1)
-        keep = out.cont
-        if rules.max_sixes is None and rules.faces ** -(level + 1.0) < NO_CAP_MASS:
-            keep = np.zeros_like(keep)  # cut runs of sixes rarer than NO_CAP_MASS
-        row, cur, weight = r[keep], out.square[keep], w[keep]
-        sixes = sixes[out.index[keep]] + 1
-        level += 1
-
-    rows_t.append(np.array([n])), cols_t.append(np.array([n])), vals_t.append(np.array([1.0]))
+    rows = _turn_rows(board, rules, landings=True)
     shape = (n + 1, n + 1)
-    matrix = sp.csr_matrix((np.concatenate(vals_t), (np.concatenate(rows_t), np.concatenate(cols_t))), shape=shape)
-    if rules.max_sixes is None:  # put the (< NO_CAP_MASS) mass of endless six runs back where the turn began
-        deficit = 1.0 - np.asarray(matrix.sum(axis=1)).ravel()
-        matrix = (matrix + sp.diags(np.where(deficit > 0, deficit, 0.0))).tocsr()
-    landings = sp.coo_matrix(
-        (np.concatenate(vals_l), (np.concatenate(rows_l), np.concatenate(cols_l))), shape=shape
-    )
-    labels = tuple(range(n + 1))
-    if check:
-        _check_winnable(board, matrix, labels, 0, n)
-    return TransitionModel(
+    matrix = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=shape)
+    matrix.has_canonical_format = True  # sorted, duplicates summed by construction
+    landings = sp.coo_matrix((rows.landings[2], (rows.landings[0], rows.landings[1])), shape=shape)
+    model = TransitionModel(
         kind="turn",
         board=board,
         rules=rules,
         matrix=matrix,
-        labels=labels,
+        labels=tuple(range(n + 1)),
         absorbing=n,
         start=0,
         turn_start=np.ones(n + 1, dtype=bool),
-        rolls=rolls,
+        rolls=rows.rolls,
         landings=landings,
     )
+    if check:
+        _check_winnable(board, model)
+    return model
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,13 +494,11 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     matrix = sp.csr_matrix((np.append(tr.prob, 1.0), (np.append(tr.src, n), np.append(tr.tgt, n))), shape=(size, size))
     hit = tr.landing >= 0
     landings = sp.csr_matrix((tr.prob[hit], (tr.src[hit], tr.landing[hit])), shape=(size, n + 1))
-    if check:
-        _check_winnable(board, matrix, tr.labels, 0, n)
     rolls = np.ones(size)
     rolls[n] = 0.0
     turn_start = np.zeros(size, dtype=bool)
     turn_start[: n + 1] = True
-    return TransitionModel(
+    model = TransitionModel(
         kind="roll",
         board=board,
         rules=rules,
@@ -310,6 +510,9 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
         rolls=rolls,
         landings=landings,
     )
+    if check:
+        _check_winnable(board, model)
+    return model
 
 
 def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
