@@ -1,0 +1,428 @@
+"""Fast Monte Carlo simulation of Snakes & Ladders games.
+
+:func:`simulate` plays many games at once with numpy, rolling real dice and
+applying the rules of ``RULES.md`` step by step; it shares no code with the
+transition matrices, so comparing the two (:mod:`snlmarkov.crosscheck`) tests
+both.
+
+How it is fast: the rules are first applied once to every (square, dice)
+combination a step can meet (:mod:`snlmarkov.simulate_tables`); a step of a
+game is then one uniform random integer, standing for several independent die
+rolls, and one table look-up. Solo games run in a pool kept full as games
+finish (:mod:`snlmarkov.simulate_solo`); races of several seats run round by
+round (:mod:`snlmarkov.simulate_multi`).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .board import Board
+from .errors import BoardError, GameError, RuleError
+from .rules import Rules
+from .simulate_multi import play_multi
+from .simulate_solo import play_solo
+from .simulate_tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
+
+__all__ = ["simulate", "SimulationResult", "MODES", "play", "progress_bar"]
+
+#: the ways a game can end
+MODES = ("classic", "last_one_standing")
+
+#: most entries of the roll table solo games step with
+FAST_ENTRIES = 1 << 19
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """The outcome of :func:`simulate`: per-game figures and landing counts.
+
+    Arrays are read-only. Counts are int32 (turns, rolls, rounds, places).
+
+    Attributes
+    ----------
+    games : int
+        Games played.
+    players : int
+        Seats per game.
+    mode : str
+        ``"classic"`` or ``"last_one_standing"``.
+    board : Board
+    rules : Rules
+    turns : numpy.ndarray
+        Per game. With one player, the turns the token took to reach the
+        finish; with more, the turns of all seats together until the game
+        ended. For a truncated game, ``max_turns``.
+    rolls : numpy.ndarray
+        Per game: die throws in those turns (entering sixes, failed entries
+        and forfeited sixes included).
+    rounds : numpy.ndarray
+        Per game: rounds played (a round is one turn of every seat still
+        racing; the last may be partial). Equals ``turns`` for one player.
+    finish_turn : numpy.ndarray
+        Shape ``(games, players)``: the seat's own turn count when it reached
+        the finish; 0 where it never did.
+    finished : numpy.ndarray
+        Shape ``(games, players)``, bool: the seat reached the finish.
+    place : numpy.ndarray
+        Shape ``(games, players)``: 1-based finishing place; 0 where not
+        placed (in classic mode only the winner is placed).
+    winner : numpy.ndarray
+        Per game: the seat that finished first; -1 if the game was truncated
+        before anyone finished.
+    landings : numpy.ndarray
+        Length ``size + 1``, int64: over all games and seats, how many rolls
+        landed on each square (the square reached before a jump acts; bounce
+        targets and mid-turn landings between bonus rolls included; an
+        overshoot under ``stay``, a forfeited six and an entering six land
+        nowhere; under ``finish="none"`` an overshoot lands on the finish).
+    truncated : numpy.ndarray
+        Per game, bool: the game reached ``max_turns`` turns (counted as in
+        ``turns``) without ending and was stopped there.
+    max_turns : int
+        The turn limit used.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> from snlmarkov.simulate import simulate
+    >>> r = simulate(Board(3), Rules.preset("plain"), 1000, rng=1)
+    >>> r.games, r.turns.shape, r.n_truncated
+    (1000, (1000,), 0)
+    >>> int(r.landings[3]) == r.games   # every game lands on 3 once, at the end
+    True
+    """
+
+    games: int
+    players: int
+    mode: str
+    board: Board
+    rules: Rules
+    turns: np.ndarray
+    rolls: np.ndarray
+    rounds: np.ndarray
+    finish_turn: np.ndarray
+    finished: np.ndarray
+    place: np.ndarray
+    winner: np.ndarray
+    landings: np.ndarray
+    truncated: np.ndarray
+    max_turns: int = 100_000
+
+    def __post_init__(self) -> None:
+        games, players = _count(self.games, "games"), _count(self.players, "players")
+        if self.mode not in MODES:
+            raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {self.mode!r}")
+        if not isinstance(self.board, Board):
+            raise BoardError(f"board must be a Board, got {type(self.board).__name__}")
+        if not isinstance(self.rules, Rules):
+            raise RuleError(f"rules must be a Rules, got {type(self.rules).__name__}")
+        shapes = {
+            "turns": (games,),
+            "rolls": (games,),
+            "rounds": (games,),
+            "winner": (games,),
+            "truncated": (games,),
+            "finish_turn": (games, players),
+            "finished": (games, players),
+            "place": (games, players),
+            "landings": (self.board.size + 1,),
+        }
+        for name, shape in shapes.items():
+            value = np.asarray(getattr(self, name))
+            if value.shape != shape:
+                raise GameError(f"{name} has shape {value.shape}, expected {shape}")
+            want_bool = name in ("finished", "truncated")
+            if want_bool != (value.dtype == np.bool_) or not (want_bool or np.issubdtype(value.dtype, np.integer)):
+                raise GameError(f"{name} has dtype {value.dtype}")
+            if value.flags.writeable:
+                value = value.view()
+                value.flags.writeable = False
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "games", games)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "max_turns", _count(self.max_turns, "max_turns"))
+
+    # ------------------------------------------------------------ figures
+    @property
+    def n_truncated(self) -> int:
+        """Number of games stopped at ``max_turns``."""
+        return int(np.count_nonzero(self.truncated))
+
+    def mean_turns(self) -> float:
+        """Mean of :attr:`turns` (a lower bound when games were truncated)."""
+        return float(np.mean(self.turns, dtype=np.float64))
+
+    def std_turns(self) -> float:
+        """Sample standard deviation (``ddof=1``) of :attr:`turns`; 0 for one game."""
+        return _std(self.turns)
+
+    def mean_rolls(self) -> float:
+        """Mean of :attr:`rolls`."""
+        return float(np.mean(self.rolls, dtype=np.float64))
+
+    def std_rolls(self) -> float:
+        """Sample standard deviation (``ddof=1``) of :attr:`rolls`; 0 for one game."""
+        return _std(self.rolls)
+
+    def mean_rounds(self) -> float:
+        """Mean of :attr:`rounds`."""
+        return float(np.mean(self.rounds, dtype=np.float64))
+
+    def win_frequencies(self) -> np.ndarray:
+        """Fraction of all games won by each seat (sums to 1 minus the truncated
+        games without a winner).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Rules
+        >>> from snlmarkov.simulate import simulate
+        >>> r = simulate(Board(2), Rules.preset("plain"), 10, players=3, rng=0)
+        >>> float(r.win_frequencies().sum())
+        1.0
+        """
+        won = np.bincount(self.winner[self.winner >= 0], minlength=self.players)
+        return won / self.games
+
+    def place_frequencies(self) -> np.ndarray:
+        """Matrix ``[seat, place - 1]``: fraction of games in which the seat took that place.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Rules
+        >>> from snlmarkov.simulate import simulate
+        >>> r = simulate(Board(2), Rules.preset("plain"), 100, players=2,
+        ...              mode="last_one_standing", rng=0)
+        >>> r.place_frequencies().sum(axis=1).tolist()   # every seat is placed in every game
+        [1.0, 1.0]
+        """
+        out = np.zeros((self.players, self.players), dtype=np.float64)
+        for seat in range(self.players):
+            placed = self.place[:, seat]
+            out[seat] = np.bincount(placed[placed > 0] - 1, minlength=self.players)[: self.players]
+        return out / self.games
+
+    def summary(self) -> str:
+        """A few lines describing the run."""
+        lines = [
+            f"{self.games} games, {self.players} player{'s' if self.players > 1 else ''}, {self.mode}, "
+            f"board {self.board.name or 'custom'} ({self.board.size}), rules {self.rules.preset_name}",
+            f"turns: mean {self.mean_turns():.4f}, std {self.std_turns():.4f}; "
+            f"rolls: mean {self.mean_rolls():.4f}; rounds: mean {self.mean_rounds():.4f}",
+        ]
+        if self.players > 1:
+            wins = ", ".join(f"{f:.4f}" for f in self.win_frequencies())
+            lines.append(f"win frequency per seat: {wins}")
+        lines.append(f"truncated at {self.max_turns} turns: {self.n_truncated}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _std(values: np.ndarray) -> float:
+    if values.size < 2:
+        return 0.0
+    return float(np.std(values, dtype=np.float64, ddof=1))
+
+
+def _count(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise GameError(f"{what} must be a positive integer, got {value!r}")
+    if value < 1:
+        raise GameError(f"{what} must be at least 1, got {value}")
+    return int(value)
+
+
+@functools.lru_cache(maxsize=8)
+def _turn_table(board: Board, rules: Rules) -> StepTable:
+    """The table races step with: one turn (or part of a long one) per step."""
+    return turn_table(board, rules)
+
+
+@functools.lru_cache(maxsize=8)
+def _roll_tables(board: Board, rules: Rules) -> tuple[StepTable, StepTable]:
+    """The tables solo games step with: as many rolls per step as fit
+    ``FAST_ENTRIES`` (and 2**16 codes), and one roll per step (the slow lane)."""
+    rolls = 1
+    while True:
+        phases, codes = roll_table_codes(rules, rolls + 1)
+        if codes > 1 << 16 or phases * (board.size + 1) * codes > FAST_ENTRIES:
+            break
+        rolls += 1
+    return roll_table(board, rules, rolls), roll_table(board, rules, 1)
+
+
+def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any) -> tuple:
+    """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults)."""
+    board = Board.builtin() if board is None else board
+    rules = Rules() if rules is None else rules
+    if not isinstance(board, Board):
+        raise BoardError(f"board must be a Board, got {type(board).__name__}")
+    if not isinstance(rules, Rules):
+        raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+    games, players, max_turns = _count(games, "games"), _count(players, "players"), _count(max_turns, "max_turns")
+    if mode not in MODES:
+        raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    rules.check_board(board)
+    return board, rules, games, players, max_turns
+
+
+def progress_bar(total: int, **options: Any) -> Any:
+    """A tqdm progress bar counting games (on standard error).
+
+    Examples
+    --------
+    >>> import io
+    >>> bar = progress_bar(10, file=io.StringIO())
+    >>> _ = bar.update(10)
+    >>> bar.n
+    10
+    >>> bar.close()
+    """
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="game", desc="simulate", dynamic_ncols=True, **options)
+
+
+def play(
+    board: Board,
+    rules: Rules,
+    games: int,
+    players: int,
+    mode: str,
+    rng: np.random.Generator,
+    max_turns: int,
+    bar: Any = None,
+) -> SimulationResult:
+    """:func:`simulate` without checks or warnings; ``bar`` is updated as games end.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> r = play(Board(2), Rules.preset("plain"), 100, 2, "classic", np.random.default_rng(0), 1)
+    >>> r.n_truncated + int((r.winner == 0).sum()) == 100   # seat 0 wins at once or the game stops
+    True
+    """
+    if players == 1:
+        fast, slow = _roll_tables(board, rules)
+        solo = play_solo(fast, slow, games, max_turns, rng, one_roll_turns=max_rolls_per_turn(rules) == 1, progress=bar)
+        done = ~solo.truncated
+        return SimulationResult(
+            games=games,
+            players=1,
+            mode=mode,
+            board=board,
+            rules=rules,
+            turns=solo.turns,
+            rolls=solo.rolls,
+            rounds=solo.turns,
+            finish_turn=np.where(done, solo.turns, 0)[:, None],
+            finished=done[:, None],
+            place=done.astype(np.int32)[:, None],
+            winner=np.where(done, 0, -1).astype(np.int32),
+            landings=solo.landings,
+            truncated=solo.truncated,
+            max_turns=max_turns,
+        )
+    multi = play_multi(_turn_table(board, rules), rules, games, players, mode, max_turns, rng, progress=bar)
+    return SimulationResult(
+        games=games,
+        players=players,
+        mode=mode,
+        board=board,
+        rules=rules,
+        turns=multi.turns,
+        rolls=multi.rolls,
+        rounds=multi.rounds,
+        finish_turn=multi.finish_turn,
+        finished=multi.finish_turn > 0,
+        place=multi.place,
+        winner=multi.winner,
+        landings=multi.landings,
+        truncated=multi.truncated,
+        max_turns=max_turns,
+    )
+
+
+def simulate(
+    board: Board | None,
+    rules: Rules | None,
+    games: int,
+    players: int = 1,
+    mode: str = "classic",
+    *,
+    rng: Any = None,
+    progress: bool = False,
+    max_turns: int = 100_000,
+) -> SimulationResult:
+    """Play ``games`` games by rolling dice, all at once with numpy.
+
+    Parameters
+    ----------
+    board : Board or None
+        The board (None: the default built-in board).
+    rules : Rules or None
+        The rules (None: the default ``app`` rules).
+    games : int
+        Number of games, at least 1.
+    players : int, default 1
+        Seats per game, at least 1.
+    mode : {"classic", "last_one_standing"}
+        ``classic``: the first token home wins and the game ends;
+        ``last_one_standing``: play on until every token is home.
+    rng : None, int, numpy.random.Generator, ...
+        Seed or generator, passed to :func:`numpy.random.default_rng`.
+    progress : bool, default False
+        Show a tqdm progress bar.
+    max_turns : int, default 100000
+        Stop a game once it has lasted this many turns (counted as in
+        :attr:`SimulationResult.turns`); such games are marked ``truncated``
+        and a :class:`RuntimeWarning` says how many there were.
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    GameError
+        If ``games``, ``players`` or ``max_turns`` is not a positive integer
+        or ``mode`` is unknown.
+    RuleError
+        If the rules cannot be played on the board.
+
+    Examples
+    --------
+    On a board of two squares a roll of 2 finishes at once, so some games
+    last one turn; four players racing to the end are all placed:
+
+    >>> from snlmarkov import Board, Rules
+    >>> from snlmarkov.simulate import simulate
+    >>> r = simulate(Board(2), Rules.preset("plain"), 100_000, rng=7)
+    >>> int(r.turns.min()), r.n_truncated
+    (1, 0)
+    >>> r = simulate(Board.builtin(), Rules(), 1000, players=4, mode="last_one_standing", rng=1)
+    >>> sorted(set(r.place[0].tolist()))
+    [1, 2, 3, 4]
+    """
+    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns)
+    bar = progress_bar(games) if progress else None
+    try:
+        result = play(board, rules, games, players, mode, np.random.default_rng(rng), max_turns, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    if result.n_truncated:
+        warnings.warn(
+            f"{result.n_truncated} of {games} games reached max_turns={max_turns} without ending; "
+            "they are marked in SimulationResult.truncated",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return result

@@ -1,0 +1,183 @@
+"""The multi-seat engine of the simulator: races of several tokens in lock-step.
+
+Games are played in chunks of :data:`CHUNK`. Within a chunk all games play
+round by round and, within a round, seat by seat (seats 0, 1, 2, ...); a seat
+that has finished (last_one_standing) is skipped. One turn of a seat is one or
+more look-ups in the one-step table (more when a turn may hold more rolls
+than one step), then the bump rule against the other seats' squares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .rules import Rules
+from .simulate_hist import EntryCounter
+from .simulate_tables import StepTable
+
+__all__ = ["MultiOutcome", "play_multi", "CHUNK"]
+
+#: games played together
+CHUNK = 1 << 15
+
+
+@dataclass(frozen=True)
+class MultiOutcome:
+    """Per-game and per-seat figures of multi-seat games, and the landing counts."""
+
+    turns: np.ndarray
+    rolls: np.ndarray
+    rounds: np.ndarray
+    finish_turn: np.ndarray
+    place: np.ndarray
+    winner: np.ndarray
+    truncated: np.ndarray
+    landings: np.ndarray
+
+
+def play_turns(
+    table: StepTable, squares: np.ndarray, rng: np.random.Generator, counter: EntryCounter
+) -> tuple[np.ndarray, np.ndarray]:
+    """One turn for each token on ``squares`` (turn starts): end squares and rolls.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> from snlmarkov.simulate_tables import turn_table
+    >>> t = turn_table(Board(3), Rules.preset("plain"))
+    >>> c = EntryCounter(t.entries)
+    >>> end, rolls = play_turns(t, np.array([2, 2, 0]), np.random.default_rng(0), c)
+    >>> set(end.tolist()) <= {0, 1, 2, 3}, rolls.tolist(), int(c.counts().sum())
+    (True, [1, 1, 1], 3)
+    """
+    codes = table.codes
+    void = table.void if table.void.size else None
+    end = np.empty(squares.size, dtype=np.int64)
+    rolls = np.zeros(squares.size, dtype=np.int64)
+    rows = np.arange(squares.size)
+    state = squares.astype(np.int64)
+    while rows.size:
+        index = state * codes + rng.integers(0, codes, size=rows.size)
+        counter.add(index)
+        new = table.next.take(index).astype(np.int64)
+        if void is not None:
+            new = np.where(void.take(index), squares[rows], new)
+        rolls[rows] += table.rolls.take(index)
+        over = (table.turns.take(index) > 0) | (new == table.finished)
+        end[rows[over]] = new[over]
+        rows, state = rows[~over], new[~over]
+    return end, rolls
+
+
+def play_multi(
+    table: StepTable,
+    rules: Rules,
+    games: int,
+    players: int,
+    mode: str,
+    max_turns: int,
+    rng: np.random.Generator,
+    *,
+    progress: Any = None,
+) -> MultiOutcome:
+    """Play ``games`` races of ``players`` seats under ``mode``.
+
+    Parameters
+    ----------
+    table : StepTable
+        A :func:`~snlmarkov.simulate_tables.turn_table` of ``rules``.
+    rules : Rules
+        For the bump rule.
+    games, players : int
+    mode : {"classic", "last_one_standing"}
+    max_turns : int
+        Turns of all seats together after which a game is stopped.
+    rng : numpy.random.Generator
+    progress : tqdm bar or None
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> from snlmarkov.simulate_tables import turn_table
+    >>> rules = Rules.preset("plain")
+    >>> out = play_multi(turn_table(Board(4), rules), rules, 500, 3, "last_one_standing", 10_000,
+    ...                  np.random.default_rng(0))
+    >>> sorted(out.place[0].tolist()), bool((out.turns == out.finish_turn.sum(axis=1)).all())
+    ([1, 2, 3], True)
+    """
+    size = table.size
+    classic = mode == "classic"
+    bump = rules.bump and players > 1
+    turns = np.zeros(games, dtype=np.int32)
+    rolls = np.zeros(games, dtype=np.int32)
+    rounds = np.zeros(games, dtype=np.int32)
+    finish_turn = np.zeros((games, players), dtype=np.int32)
+    place = np.zeros((games, players), dtype=np.int32)
+    winner = np.full(games, -1, dtype=np.int32)
+    truncated = np.zeros(games, dtype=bool)
+    counter = EntryCounter(table.entries)
+
+    for first in range(0, games, CHUNK):
+        n = min(CHUNK, games - first)
+        gid = np.arange(first, first + n)
+        pos = np.zeros((n, players), dtype=np.int64)
+        racing = np.ones((n, players), dtype=bool)
+        live = np.ones(n, dtype=bool)
+        n_turns = np.zeros(n, dtype=np.int64)
+        n_rolls = np.zeros(n, dtype=np.int64)
+        n_done = np.zeros(n, dtype=np.int64)
+        rnd = 0
+        while gid.size:
+            rnd += 1
+            for seat in range(players):
+                rows = np.flatnonzero(live & racing[:, seat])
+                if not rows.size:
+                    continue
+                end, thrown = play_turns(table, pos[rows, seat], rng, counter)
+                if bump:
+                    others = pos[rows] == end[:, None]
+                    others[:, seat] = False
+                    hit = others.any(axis=1) & (end >= 1) & (end <= size - 1)
+                    end = np.where(hit, rules.bump_to, end)
+                pos[rows, seat] = end
+                n_turns[rows] += 1
+                n_rolls[rows] += thrown
+                won = rows[end == size]
+                if won.size:
+                    racing[won, seat] = False
+                    n_done[won] += 1
+                    finish_turn[gid[won], seat] = rnd
+                    place[gid[won], seat] = n_done[won]
+                    first_home = won[n_done[won] == 1]
+                    winner[gid[first_home]] = seat
+                    ended = won if classic else won[n_done[won] == players]
+                    live[ended] = False
+                stop = rows[live[rows] & (n_turns[rows] >= max_turns)]
+                if stop.size:
+                    truncated[gid[stop]] = True
+                    live[stop] = False
+            gone = np.flatnonzero(~live)
+            if gone.size:
+                g = gid[gone]
+                turns[g] = n_turns[gone]
+                rolls[g] = n_rolls[gone]
+                rounds[g] = rnd
+                keep = np.flatnonzero(live)
+                gid, pos, racing, live = gid[keep], pos[keep], racing[keep], live[keep]
+                n_turns, n_rolls, n_done = n_turns[keep], n_rolls[keep], n_done[keep]
+                if progress is not None:
+                    progress.update(gone.size)
+    landings = table.landings(counter.counts())
+    return MultiOutcome(
+        turns=turns,
+        rolls=rolls,
+        rounds=rounds,
+        finish_turn=finish_turn,
+        place=place,
+        winner=winner,
+        truncated=truncated,
+        landings=landings,
+    )

@@ -1,0 +1,388 @@
+"""Step tables for the Monte Carlo simulator: the rules applied to every roll code.
+
+The simulator rolls real dice, but several at once. A *code* is one uniform
+random integer in ``0..codes-1``, decoded digit by digit into the die rolls
+of one *step*. Each digit has the radix of the die it stands for: ``faces``
+for a fair die, ``faces - 1`` for a roll redealt after the cap
+(``on_cap="redeal"``; roll tables deal that one by rejection instead, see
+:func:`roll_table`). Which die comes next may depend on the rolls before it,
+but ``codes`` is a multiple of the product of the radices along every
+possible sequence, so given the digits before it each digit is uniform:
+drawing one code *is* rolling those dice.
+
+A :class:`StepTable` holds, for every state and every code, what the rules of
+``RULES.md`` do with those rolls: the state after the step, the turns it
+completed, the rolls it threw and the squares it landed on. It is built by
+applying the rules to all (state, code) pairs at once, roll by roll; no
+transition probability is computed anywhere.
+
+Two kinds of table:
+
+- :func:`turn_table`: a step is one turn, or the next few rolls of a long
+  one (used for races, where the bump rule acts between turns).
+- :func:`roll_table`: a step is ``rolls`` rolls, running on from one turn
+  into the next (used for solo games: fewer, bigger steps).
+
+A *state* is ``phase * (size + 1) + square``: phase 0 is the start of a turn,
+phase ``s >= 1`` the middle of a turn after ``s`` sixes (without a cap the
+phase stops at 1: only "mid-turn" matters then). Square ``size`` at phase 0
+(finished) is absorbing: no roll, no turn, no landing.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import Board
+from .rules import Rules
+
+__all__ = ["StepTable", "turn_table", "roll_table", "roll_table_codes", "max_rolls_per_turn"]
+
+#: most codes per state a turn table may use
+CODE_BUDGET = 8192
+#: most (state, code) entries a turn table may have
+ENTRY_BUDGET = 1 << 22
+
+
+@dataclass(frozen=True, eq=False)
+class StepTable:
+    """What one step of play does, for every state and every roll code.
+
+    Entries are indexed ``state * codes + code``.
+
+    Attributes
+    ----------
+    size : int
+        The board's finishing square ``N``.
+    phases : int
+        Number of phases.
+    codes : int
+        Codes per state; a step draws one code uniform on ``0..codes-1``.
+    rolls_per_step : int
+        The most rolls a step throws.
+    across_turns : bool
+        True for a :func:`roll_table` (steps run on into the next turn).
+    next : numpy.ndarray
+        State after the step; meaningless where ``void``.
+    turns : numpy.ndarray
+        Turns completed in the step (uint8).
+    rolls : numpy.ndarray
+        Die throws in the step (uint8).
+    void : numpy.ndarray
+        True where a forfeit voided a turn that began before the step: the
+        token goes back to the square where that turn began (the simulator
+        knows it; the table does not) and the step stops there. Empty when
+        no entry is void.
+    carry : numpy.ndarray
+        Where the step ends mid-turn: the square that turn began on if it
+        began in the step, else -1; where it ends at the start of a turn, the
+        token's square. Empty when no entry is void (it is needed only to
+        undo a forfeit).
+    land : numpy.ndarray
+        ``land[j, e]``: the square roll ``j`` of entry ``e`` landed on, or
+        ``size + 1`` if it landed nowhere.
+    """
+
+    size: int
+    phases: int
+    codes: int
+    rolls_per_step: int
+    across_turns: bool
+    next: np.ndarray
+    turns: np.ndarray
+    rolls: np.ndarray
+    void: np.ndarray
+    carry: np.ndarray
+    land: np.ndarray
+
+    @property
+    def states(self) -> int:
+        """Number of states: ``phases * (size + 1)``."""
+        return self.phases * (self.size + 1)
+
+    @property
+    def entries(self) -> int:
+        """Number of table entries: ``states * codes``."""
+        return self.states * self.codes
+
+    @property
+    def finished(self) -> int:
+        """The absorbing state: square ``size`` at phase 0."""
+        return self.size
+
+    def landings(self, hist: np.ndarray) -> np.ndarray:
+        """Landing counts per square from how often each entry was used.
+
+        Parameters
+        ----------
+        hist : numpy.ndarray
+            Integer array of length :attr:`entries` (counts below 2**53).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 array of length ``size + 1``.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Rules
+        >>> t = turn_table(Board(3), Rules.preset("plain"))
+        >>> hist = np.zeros(t.entries, dtype=np.int64)
+        >>> hist[0 * t.codes + 1] = 5   # five times: from square 0, code 1 (a roll of 2)
+        >>> t.landings(hist).tolist()
+        [0, 0, 5, 0]
+        """
+        weights = np.asarray(hist, dtype=np.float64)
+        out = np.zeros(self.size + 2, dtype=np.float64)
+        for row in self.land:
+            out += np.bincount(row, weights=weights, minlength=self.size + 2)
+        return np.rint(out[: self.size + 1]).astype(np.int64)
+
+
+def max_rolls_per_turn(rules: Rules) -> float:
+    """The most die throws one turn can hold (``inf`` without a cap on bonus rolls).
+
+    Examples
+    --------
+    >>> from snlmarkov import Rules
+    >>> [max_rolls_per_turn(Rules.preset(p)) for p in ("app", "family", "plain")]
+    [3, 2, 1]
+    >>> max_rolls_per_turn(Rules(max_sixes=None))
+    inf
+    """
+    if not rules.bonus_on_six:
+        return 2 if rules.start_on_six else 1
+    if rules.max_sixes is None:
+        return math.inf
+    return rules.max_sixes + 1
+
+
+def _top_phase(rules: Rules) -> int:
+    """The highest phase a turn can be in between two rolls."""
+    if not (rules.bonus_on_six or rules.start_on_six):
+        return 0
+    return rules.max_sixes if rules.max_sixes is not None else 1
+
+
+def _capped(rules: Rules, phase: int) -> bool:
+    return rules.max_sixes is not None and phase >= rules.max_sixes
+
+
+def _radix(rules: Rules, phase: int, across: bool) -> int:
+    """Radix of the digit of a roll thrown after ``phase`` sixes in the turn
+    (roll tables redeal by rejection: their digits are all fair dice)."""
+    if _capped(rules, phase) and rules.on_cap == "redeal" and not across:
+        return rules.faces - 1
+    return rules.faces
+
+
+def _codes(rules: Rules, rolls: int, phases: int, across: bool) -> int:
+    """A common multiple of the radix products of every roll sequence a step can throw.
+
+    ``need(r, s)``: for the next ``r`` rolls from phase ``s`` (``s`` sixes so
+    far in the turn). A roll either ends the turn (phase 0: a new turn if
+    ``across``, else the step stops) or, on a six that is not capped, leads
+    to phase ``s + 1``.
+    """
+    top = _top_phase(rules)
+
+    @functools.cache
+    def need(r: int, s: int) -> int:
+        if r == 0:
+            return 1
+        after = need(r - 1, 0) if across else 1
+        if not _capped(rules, s) and top > 0:
+            after = math.lcm(after, need(r - 1, min(s + 1, top)))
+        return _radix(rules, s, across) * after
+
+    codes = 1
+    for s in range(phases):
+        codes = math.lcm(codes, need(rolls, s))
+    return codes
+
+
+def turn_table(board: Board, rules: Rules, *, rolls: int | None = None) -> StepTable:
+    """The table whose steps are single turns (or the next rolls of a long one).
+
+    Parameters
+    ----------
+    board : Board
+    rules : Rules
+    rolls : int, optional
+        Most rolls per step. By default a whole turn when that fits the
+        budgets (``CODE_BUDGET`` codes per state, ``ENTRY_BUDGET`` entries),
+        else as many rolls as fit (at least one); steps then stop mid-turn
+        and the table has a phase for every count of sixes.
+
+    Examples
+    --------
+    The app rules on the jungle board: a whole turn (up to three rolls, the
+    third redealt on 1..5) is one of 6 * 6 * 5 = 180 codes.
+
+    >>> from snlmarkov import Board, Rules
+    >>> t = turn_table(Board.builtin(), Rules())
+    >>> t.phases, t.codes, t.entries
+    (1, 180, 18180)
+    >>> int(t.next[0 * t.codes + 0]), int(t.next[0 * t.codes + 3])   # from 0: a 1 climbs to 38, a 4 to 14
+    (38, 14)
+    """
+    rules.check_board(board)
+    most = max_rolls_per_turn(rules)
+
+    def shape(r: int) -> tuple[int, int]:
+        phases = 1 if r >= most else _top_phase(rules) + 1
+        return phases, _codes(rules, r, phases, across=False)
+
+    if rolls is None:
+        rolls = 1
+        while rolls < most:
+            phases, codes = shape(rolls + 1)
+            if codes > CODE_BUDGET or codes * phases * (board.size + 1) > ENTRY_BUDGET:
+                break
+            rolls += 1
+    rolls = int(min(_positive(rolls), most))
+    phases, codes = shape(rolls)
+    return _build(board, rules, rolls, phases, codes, across=False)
+
+
+def roll_table(board: Board, rules: Rules, rolls: int) -> StepTable:
+    """The table whose steps are ``rolls`` rolls, running on from turn to turn.
+
+    Every digit is a fair die: a roll redealt after the cap (``on_cap="redeal"``)
+    is dealt by rejection, a six there being "never dealt": it is no roll, and
+    the step stops so that the next one rolls again. A step also stops early
+    when the token finishes, or when a forfeit voids a turn that began before
+    the step.
+
+    Examples
+    --------
+    Plain rules: every roll is a turn, so four rolls are four turns.
+
+    >>> from snlmarkov import Board, Rules
+    >>> t = roll_table(Board(3), Rules.preset("plain"), 4)
+    >>> t.codes, int(t.next[0 * t.codes + 0 + 6 * 0])   # from 0 roll 1, 1 (then 1, 1): 1, 2, 3 home
+    (1296, 3)
+    >>> int(t.turns[0]), int(t.rolls[0])
+    (3, 3)
+    >>> t = roll_table(Board.builtin(), Rules(), 3)   # app: sixes carry a turn across steps
+    >>> t.phases, t.codes
+    (3, 216)
+    """
+    rules.check_board(board)
+    rolls = _positive(rolls)
+    phases = _top_phase(rules) + 1
+    return _build(board, rules, rolls, phases, _codes(rules, rolls, phases, across=True), across=True)
+
+
+def roll_table_codes(rules: Rules, rolls: int) -> tuple[int, int]:
+    """``(phases, codes)`` of ``roll_table(board, rules, rolls)``, without building it.
+
+    Examples
+    --------
+    >>> from snlmarkov import Rules
+    >>> roll_table_codes(Rules(), 4), roll_table_codes(Rules.preset("plain"), 4)
+    ((3, 1296), (1, 1296))
+    """
+    phases = _top_phase(rules) + 1
+    return phases, _codes(rules, _positive(rolls), phases, across=True)
+
+
+def _positive(rolls: int) -> int:
+    if int(rolls) < 1:
+        raise ValueError(f"rolls per step must be at least 1, got {rolls}")
+    return int(rolls)
+
+
+def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:
+    """Apply the rules to every (state, code) pair at once, roll by roll."""
+    size, faces = board.size, rules.faces
+    dest = board.destination()
+    none = size + 1
+    capped = rules.max_sixes is not None
+    cap = rules.max_sixes if capped else 0
+    redeal = capped and rules.on_cap == "redeal"
+    forfeit = capped and rules.on_cap == "forfeit"
+    top = phases - 1
+
+    entry = np.arange(phases * (size + 1) * codes, dtype=np.int64)
+    n = entry.size
+    code = entry % codes
+    state = entry // codes
+    phase = state // (size + 1)
+    square = state % (size + 1)
+
+    pos = square.copy()
+    sixes = phase.copy()
+    entered = ~((phase == 0) & (square == 0)) if rules.start_on_six else np.ones(n, dtype=bool)
+    known = phase == 0  # the square the current turn began on is known (it began in the step)
+    begun = square.copy()  # ... and it is this one
+    alive = square != size  # still rolling in this step
+    midturn = phase > 0  # the last roll left the turn going
+    halted = np.zeros(n, dtype=bool)
+    n_turns = np.zeros(n, dtype=np.uint8)
+    n_rolls = np.zeros(n, dtype=np.uint8)
+    land = np.full((rolls, n), none, dtype=np.int16 if none < 2**15 else np.int32)
+
+    for j in range(rolls):
+        capped_now = (sixes >= cap) if capped else np.zeros(n, dtype=bool)
+        radix = np.where(capped_now, faces - 1, faces) if redeal and not across else faces
+        roll = code % radix + 1
+        code //= radix
+        six = roll == faces
+        if redeal and across:  # a six after the cap is never dealt: the step stops, to roll again
+            redrawn = alive & capped_now & six
+            alive = alive & ~redrawn
+        n_rolls += alive
+        void = alive & capped_now & six if forfeit else np.zeros(n, dtype=bool)
+        live = alive & ~void
+        enter_ok = live & ~entered & six
+        moving = live & entered
+        target = pos + roll
+        over = target > size
+        if rules.finish == "stay":
+            lands = moving & ~over
+        elif rules.finish == "bounce":
+            target = np.where(over, 2 * size - target, target)
+            lands = moving
+        else:  # "none": reaching N finishes
+            target = np.minimum(target, size)
+            lands = moving
+        land[j] = np.where(lands, target, none)
+        pos = np.where(lands, dest[np.clip(target, 0, size)], pos)
+        pos = np.where(void & known, begun, pos)  # forfeit: back to where the turn began
+        late = void & ~known  # ... which only the simulator knows
+        home = pos == size
+        goes_on = enter_ok | (lands & six & ~home & rules.bonus_on_six)
+        turn_over = alive & ~goes_on  # a late void ends its turn too (and the step)
+        n_turns += turn_over
+        halted |= late
+        sixes = np.where(goes_on, sixes + 1, np.where(turn_over, 0, sixes))
+        if rules.start_on_six:
+            entered = np.where(turn_over, pos != 0, entered | enter_ok)
+        begun = np.where(turn_over, pos, begun)
+        known |= turn_over
+        midturn = np.where(alive, goes_on, midturn)
+        alive = goes_on if not across else alive & ~late & ~home
+
+    next_state = np.where(midturn & ~halted, np.minimum(sixes, top) * (size + 1), 0) + pos
+    n_states = phases * (size + 1)
+    dtype = np.uint8 if n_states <= 2**8 else np.uint16 if n_states <= 2**16 else np.int32
+    has_void = bool(halted.any())
+    carry = np.where(midturn & ~halted, np.where(known, begun, -1), np.where(halted, -1, pos))
+    return StepTable(
+        size=size,
+        phases=phases,
+        codes=codes,
+        rolls_per_step=rolls,
+        across_turns=across,
+        next=next_state.astype(dtype),
+        turns=n_turns,
+        rolls=n_rolls,
+        void=halted if has_void else np.zeros(0, dtype=bool),
+        carry=carry.astype(np.int32) if has_void else np.zeros(0, dtype=np.int32),
+        land=land,
+    )

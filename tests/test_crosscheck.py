@@ -1,0 +1,172 @@
+"""The cross-check of simulated games against the exact analysis.
+
+Correct models must pass for every preset and a grid of every rule toggle on
+both built-in boards (this grid is the project's CI cross-check of the
+simulator against the matrices); models with one planted mistake (a wrong
+jump, a wrong rule) must fail, with margins that make a miss practically
+impossible.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from snlmarkov import Board, GameError, Rules, SnlError
+from snlmarkov.analysis import analyze
+from snlmarkov.crosscheck import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
+
+JUNGLE, MB = Board.builtin("jungle"), Board.builtin("milton_bradley")
+BOARDS = {"jungle": JUNGLE, "milton_bradley": MB}
+
+
+def moved(board, start, end):
+    jumps = dict(board.jumps)
+    jumps[start] = end
+    return Board(board.size, jumps)
+
+
+def without(board, start):
+    jumps = dict(board.jumps)
+    del jumps[start]
+    return Board(board.size, jumps)
+
+
+# ------------------------------------------------------ correct models pass
+def grid():
+    """Every preset, and every combination of the toggles, on both boards."""
+    cases = [(name, preset, Rules.preset(preset)) for name in BOARDS for preset in Rules.presets()]
+    caps = [(None, "redeal"), (1, "redeal"), (2, "forfeit")]
+    for name, finish, bonus, six, (cap, on_cap) in itertools.product(BOARDS, ("stay", "bounce", "none"), (True, False), (False, True), caps):
+        rules = Rules(finish=finish, bonus_on_six=bonus, start_on_six=six, max_sixes=cap, on_cap=on_cap)
+        cases.append((name, f"{finish}-bonus{int(bonus)}-six{int(six)}-cap{cap}{on_cap[0]}", rules))
+    cases.append(("jungle", "four-faces", Rules(faces=4, finish="bounce", max_sixes=3, on_cap="forfeit")))
+    cases.append(("milton_bradley", "eight-faces", Rules(faces=8, start_on_six=True, max_sixes=1)))
+    return cases
+
+
+GRID = grid()
+
+
+@pytest.mark.parametrize("index", range(len(GRID)), ids=[f"{b}-{label}" for b, label, _ in GRID])
+def test_correct_models_pass(index):
+    name, _, rules = GRID[index]
+    report = crosscheck(BOARDS[name], rules, 100_000, rng=[2024, index])
+    assert report.passed, report.summary()
+    assert report.n_truncated == 0 and report.games == 100_000
+
+
+def test_the_grid_covers_every_toggle():
+    seen = {field: {getattr(r, field) for _, _, r in GRID} for field in ("finish", "bonus_on_six", "start_on_six", "max_sixes", "on_cap", "faces")}
+    assert seen["finish"] == {"stay", "bounce", "none"}
+    assert seen["bonus_on_six"] == seen["start_on_six"] == {True, False}
+    assert seen["max_sixes"] == {None, 1, 2, 3} and seen["on_cap"] == {"redeal", "forfeit"}
+    assert seen["faces"] == {4, 6, 8}
+    assert {label for _, label, _ in GRID} >= set(Rules.presets())
+
+
+def test_an_exact_analysis_can_be_given():
+    a = analyze(MB, Rules())
+    report = crosscheck(MB, Rules(), 50_000, rng=3, exact=a)
+    assert report.passed and report.exact_mean_turns == a.expected_turns
+
+
+# -------------------------------------------------- planted mistakes fail
+PLANTED = {
+    # name: (board simulated, rules simulated, exact model, games)
+    "snake 56->52 for 56->53": (JUNGLE, Rules(), {"exact_board": moved(JUNGLE, 56, 52)}, 200_000),
+    "snake 95->74 for 95->75": (JUNGLE, Rules(), {"exact_board": moved(JUNGLE, 95, 74)}, 200_000),
+    "ladder 28->84 missing": (MB, Rules.preset("plain"), {"exact_board": without(MB, 28)}, 100_000),
+    "bounce for stay": (JUNGLE, Rules.preset("plain"), {"exact_rules": Rules.preset("plain").replace(finish="bounce")}, 100_000),
+    "stay for bounce": (MB, Rules.preset("family"), {"exact_rules": Rules.preset("family").replace(finish="stay")}, 100_000),
+    "stay for none": (JUNGLE, Rules(finish="none"), {"exact_rules": Rules()}, 100_000),
+    "no six to start": (JUNGLE, Rules.preset("family"), {"exact_rules": Rules.preset("family").replace(start_on_six=False)}, 100_000),
+    "no bonus roll": (JUNGLE, Rules(), {"exact_rules": Rules(bonus_on_six=False)}, 200_000),
+    "forfeit for redeal": (JUNGLE, Rules(), {"exact_rules": Rules(on_cap="forfeit")}, 1_000_000),
+    "cap 3 for cap 2": (MB, Rules(), {"exact_rules": Rules(max_sixes=3)}, 2_000_000),
+    "cap 1 for cap 2 (forfeit)": (JUNGLE, Rules(on_cap="forfeit"), {"exact_rules": Rules(on_cap="forfeit", max_sixes=1)}, 100_000),
+}
+
+
+@pytest.mark.parametrize("name", list(PLANTED))
+def test_a_model_with_one_mistake_fails(name):
+    board, rules, exact, games = PLANTED[name]
+    report = crosscheck(board, rules, games, rng=77, **exact)
+    assert not report.passed, report.summary()
+    # caught by a wide margin: far below the level each test is given
+    assert min(c.p_value for c in report.checks) < 1e-12, report.summary()
+
+
+def test_a_wrong_jump_is_located():
+    report = crosscheck(JUNGLE, Rules(), 200_000, rng=5, exact_board=moved(JUNGLE, 56, 52))
+    assert not report.check("landings").passed
+    assert {52, 53} & set(report.flagged_squares)
+    assert report.check("mean turns").passed  # the mean alone would not have told
+
+
+# ------------------------------------------------------------ the report
+def test_report_reads_well_and_serialises():
+    report = crosscheck(JUNGLE, Rules.preset("plain"), 20_000, rng=1)
+    assert isinstance(report, CrosscheckReport)
+    text = str(report)
+    assert text == report.summary() and "PASSED" in text and "mean turns" in text
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["passed"] is True and len(data["landings"]) == 101 and [c["name"] for c in data["checks"]] == list(TESTS)
+    assert report.landing_t[0] == 0 and report.landing_p[0] == 1  # square 0 is never landed on
+    with pytest.raises(ValueError):
+        report.landings[3] = 0
+    with pytest.raises(SnlError):
+        report.check("median")
+    failed = crosscheck(JUNGLE, Rules.preset("plain"), 20_000, rng=1, exact_rules=Rules.preset("plain").replace(finish="bounce"))
+    assert "FAILED" in str(failed) and "different board or rules" in str(failed)
+
+
+def test_truncated_games_fail_the_check():
+    report = crosscheck(Board(2, {1: 2}), Rules.preset("plain"), 10_000, rng=1, max_turns=3)
+    assert report.n_truncated > 0 and not report.passed
+    assert "turn limit" in report.summary()
+
+
+def test_impossible_turn_counts_fail_outright():
+    a = analyze(Board(2, {1: 2}), Rules.preset("plain"))  # turns ~ Geometric(1/3): 0 turns is impossible
+    check = _turn_distribution(np.array([0, 1, 1, 2, 3]), a, 1e-6)
+    assert check.p_value == 0 and check.statistic == np.inf and not check.passed
+
+
+def test_turn_distribution_pools_cells_to_expected_five():
+    a = analyze(Board(2, {1: 2}), Rules.preset("plain"))
+    rng = np.random.default_rng(0)
+    turns = rng.geometric(1 / 3, size=300)
+    check = _turn_distribution(turns, a, 1e-6)
+    # 300 games, P(T=k) = (2/3)^(k-1)/3: expected 100, 66.7, 44.4, 29.6, 19.8, 13.2, 8.8
+    # and 5.9 for k = 1..8 (eight cells), 3.9 + 2.6 for k = 9, 10 (one cell), and the
+    # rest, 300 (2/3)^10 = 5.2, in an open tail (a closed cell there would leave
+    # a tail below 5): ten cells, nine degrees of freedom
+    assert check.detail.endswith("on 9 degrees of freedom") and check.passed
+
+
+def test_holm_adjustment():
+    adjusted = _holm(np.array([0.01, 0.04, 0.03, 0.005]))
+    assert adjusted.tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"games": 100}, GameError),
+        ({"batches": 5}, GameError),
+        ({"alpha": 0}, SnlError),
+        ({"alpha": 1.5}, SnlError),
+        ({"exact": "model"}, SnlError),
+        ({"exact_board": Board(50)}, SnlError),
+        ({"exact": analyze(JUNGLE, Rules()), "exact_rules": Rules()}, SnlError),
+        ({"rules": Rules(finish="bounce", faces=200)}, SnlError),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs, error):
+    args = {"board": JUNGLE, "rules": Rules(), "games": 10_000, **kwargs}
+    with pytest.raises(error):
+        crosscheck(**args)
