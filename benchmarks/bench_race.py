@@ -34,7 +34,7 @@ def child(players: int, mode: str, board_name: str, rules_name: str, settings: l
     """Run one case and print its figures as JSON (runs in the subprocess)."""
     import snlmarkov as snl
     from snlmarkov.cli.common import parse_setting
-    from snlmarkov.race import joint_chain_states
+    from snlmarkov.races import joint_chain_states
 
     board = snl.Board.builtin(board_name)
     rules = snl.Rules.preset(rules_name)

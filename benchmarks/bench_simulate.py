@@ -1,7 +1,7 @@
 """How fast is the Monte Carlo simulator? Rates measured side by side in one run.
 
 For each rule set (``plain`` and ``app`` on the jungle board, one player,
-every per-game result kept) the script times :func:`snlmarkov.simulate.simulate`
+every per-game result kept) the script times :func:`snlmarkov.simulation.simulate`
 and a straightforward pure-Python loop over the same rules, the raw rate at
 which numpy draws die rolls (``rng.integers(1, 7, size=...)``), and the
 *ceiling* that rate allows: raw rolls per second / mean rolls per game. It
@@ -57,7 +57,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from snlmarkov import Board, Rules  # noqa: E402
-from snlmarkov.simulate import _roll_tables, simulate  # noqa: E402
+from snlmarkov.simulation import _roll_tables, simulate  # noqa: E402
 from snlmarkov.simulate_solo import BLOCK, WIDTH  # noqa: E402
 
 TARGETS = {"plain": 4_000_000, "app": 2_000_000}

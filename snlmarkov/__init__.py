@@ -46,21 +46,22 @@ _EXPORTS = {
     "Analysis": "analysis",
     "JumpEffect": "analysis",
     "analyze": "analysis",
+    "expected_turns": "analysis",
     "exact_expected_turns": "exact",
-    "race": "race",
-    "RaceResult": "race",
+    "race": "races",
+    "RaceResult": "races",
     # the game and the simulator (no matrix code)
     "Game": "game",
     "Seat": "game",
     "GameRecord": "record",
     "render": "textboard",
-    "simulate": "simulate",
-    "SimulationResult": "simulate",
+    "simulate": "simulation",
+    "SimulationResult": "simulation",
     # comparing the two paths
     "verify_game": "verify",
     "VerificationReport": "verify",
-    "crosscheck": "crosscheck",
-    "CrosscheckReport": "crosscheck",
+    "crosscheck": "crosschecking",
+    "CrosscheckReport": "crosschecking",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

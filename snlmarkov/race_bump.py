@@ -285,7 +285,7 @@ def joint_race(
     Returns
     -------
     dict
-        Keyword arguments for :class:`snlmarkov.race.RaceResult`.
+        Keyword arguments for :class:`snlmarkov.races.RaceResult`.
 
     Examples
     --------

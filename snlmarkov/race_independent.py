@@ -56,7 +56,7 @@ def independent_race(length: LengthDistribution, players: int, mode: str) -> dic
     Returns
     -------
     dict
-        Keyword arguments for :class:`snlmarkov.race.RaceResult`:
+        Keyword arguments for :class:`snlmarkov.races.RaceResult`:
         ``win_probability``, ``place_probability``, ``order_probability``,
         ``rounds_distribution``, ``turns_distribution``.
 

@@ -477,7 +477,7 @@ def _race_entry(result: Any) -> dict[str, Any]:
 def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> None:
     from .plots import plot_places, plot_win_chances
     from .plots.race import add_place_colorbar
-    from .race import race
+    from .races import race
 
     rules = Rules.preset("app")
     counts = range(2, max_players + 1)
@@ -531,9 +531,9 @@ def _place_font(players: int) -> float:
 
 
 def _crosscheck(writer: _Writer, analysis: Analysis, games: int, seed: int, summary: dict) -> None:
-    from .crosscheck import crosscheck
+    from .crosschecking import crosscheck
     from .plots import plot_crosscheck
-    from .simulate import simulate
+    from .simulation import simulate
 
     board, rules = analysis.board, analysis.rules
     check = crosscheck(board, rules, games, rng=seed, exact=analysis)

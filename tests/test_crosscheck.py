@@ -17,7 +17,7 @@ import pytest
 
 from snlmarkov import Board, GameError, Rules, SnlError
 from snlmarkov.analysis import analyze
-from snlmarkov.crosscheck import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
+from snlmarkov.crosschecking import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
 
 JUNGLE, MB = Board.builtin("jungle"), Board.builtin("milton_bradley")
 BOARDS = {"jungle": JUNGLE, "milton_bradley": MB}

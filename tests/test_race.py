@@ -16,7 +16,7 @@ import pytest
 import snlmarkov as snl
 from snlmarkov import Board, Rules
 from snlmarkov.errors import GameError, RuleError, SnlError
-from snlmarkov.race import RaceResult, joint_chain_states, race
+from snlmarkov.races import RaceResult, joint_chain_states, race
 
 TOL = 1e-12
 
@@ -291,7 +291,7 @@ def test_race_refuses_bad_board_and_rules() -> None:
 
 def test_exact_joint_chain_too_large_is_refused() -> None:
     board, rules = Board.builtin(), Rules.preset("family")
-    from snlmarkov.race import MAX_EXACT_STATES
+    from snlmarkov.races import MAX_EXACT_STATES
 
     assert joint_chain_states(board, rules, 4) > MAX_EXACT_STATES
     with pytest.raises(SnlError, match="states, more than"):
@@ -303,11 +303,14 @@ def test_defaults_are_the_jungle_board_and_app_rules() -> None:
     assert r.board == Board.builtin() and r.rules == Rules() and r.players == 2 and r.mode == "classic"
 
 
-def test_module_and_package_name_both_call_race() -> None:
-    """``snlmarkov.race`` is also the module's name: calling it calls the function."""
-    import snlmarkov.race as module
+def test_exported_names_survive_submodule_imports() -> None:
+    """Importing the defining modules first must not shadow the exported functions."""
+    import importlib
 
-    a = module(Board(2), Rules.preset("plain"), players=2)
+    for name in ("races", "simulation", "crosschecking", "textboard"):
+        importlib.import_module(f"snlmarkov.{name}")
+    assert callable(snl.race) and callable(snl.simulate) and callable(snl.crosscheck) and callable(snl.render)
+    a = race(Board(2), Rules.preset("plain"), players=2)
     b = snl.race(Board(2), Rules.preset("plain"), players=2)
     np.testing.assert_array_equal(a.win_probability, b.win_probability)
     assert snl.RaceResult is RaceResult

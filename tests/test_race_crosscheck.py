@@ -27,8 +27,8 @@ import pytest
 from scipy.stats import chi2
 
 from snlmarkov import Board, LengthDistribution, Rules
-from snlmarkov.race import RaceResult, race
-from snlmarkov.simulate import SimulationResult, simulate
+from snlmarkov.races import RaceResult, race
+from snlmarkov.simulation import SimulationResult, simulate
 
 ALPHA = 1e-6
 

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from snlmarkov import Board, Rules, analyze  # noqa: E402
 from snlmarkov.errors import SnlError  # noqa: E402
-from snlmarkov.race import race  # noqa: E402
+from snlmarkov.races import race  # noqa: E402
 from snlmarkov.report import (  # noqa: E402
     DPI,
     STAGES,

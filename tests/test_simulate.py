@@ -21,7 +21,7 @@ from scipy import stats
 
 from snlmarkov import Board, BoardError, Game, GameError, RuleError, Rules
 from snlmarkov.events import Move, Roll
-from snlmarkov.simulate import MODES, SimulationResult, simulate
+from snlmarkov.simulation import MODES, SimulationResult, simulate
 from snlmarkov.simulate_multi import play_multi
 from snlmarkov.simulate_solo import play_solo
 from snlmarkov.simulate_tables import max_rolls_per_turn, roll_table, turn_table

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..race import DEFAULT_GAMES, MAX_PLAYERS, METHODS, MODES, RaceResult, race
+from ..races import DEFAULT_GAMES, MAX_PLAYERS, METHODS, MODES, RaceResult, race
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
 __all__ = ["register", "run", "format_result"]

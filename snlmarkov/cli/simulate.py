@@ -1,7 +1,7 @@
 """``snlmarkov simulate``: play many games by rolling dice, beside the exact figures.
 
 With one player the simulated figures are printed beside the exact ones of
-the analysis, with the cross-check verdict (:func:`snlmarkov.crosscheck.crosscheck`:
+the analysis, with the cross-check verdict (:func:`snlmarkov.crosschecking.crosscheck`:
 mean turns and rolls, the distribution of turns and the landings per square
 tested at an overall alpha of 1e-5). With more players the simulated race
 figures are printed (exact race figures: ``snlmarkov race``). A progress bar
@@ -37,7 +37,7 @@ __all__ = ["register", "run"]
 
 #: cross-check batches (fewer for small runs)
 BATCHES = 40
-#: the ways a game can end (as in :data:`snlmarkov.simulate.MODES`, not imported
+#: the ways a game can end (as in :data:`snlmarkov.simulation.MODES`, not imported
 #: here so that building the parser stays cheap)
 MODES = ("classic", "last_one_standing")
 
@@ -68,8 +68,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``snlmarkov simulate``; return the exit status."""
-    from ..crosscheck import crosscheck
-    from ..simulate import simulate
+    from ..crosschecking import crosscheck
+    from ..simulation import simulate
 
     board, rules = board_from_args(args), rules_from_args(args)
     progress = not args.no_progress

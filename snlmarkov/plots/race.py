@@ -37,7 +37,7 @@ def plot_win_chances(results: Mapping[int, Any] | Any, ax: Any = None, *, title:
     >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.race import race
+    >>> from snlmarkov.races import race
     >>> runs = {k: race(Board.builtin(), Rules(), players=k) for k in (2, 3)}
     >>> ax = plot_win_chances(runs, Figure().subplots())
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
@@ -117,7 +117,7 @@ def plot_places(
     >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.race import race
+    >>> from snlmarkov.races import race
     >>> r = race(Board.builtin(), Rules(), players=3, mode="last_one_standing")
     >>> ax = plot_places(r, Figure().subplots())
     >>> ax.get_xlabel(), ax.get_ylabel(), ax.texts[0].get_text()

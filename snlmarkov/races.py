@@ -18,7 +18,7 @@ How the figures are obtained (``RaceResult.method``):
 ``"Monte Carlo: N games, 95% CI"``
     With ``bump`` and 4 or more players (the joint chain has ``n**k`` states
     per seat to move, ``10**8`` and more on a standard board): estimates from
-    :func:`snlmarkov.simulate.simulate`, with standard errors and confidence
+    :func:`snlmarkov.simulation.simulate`, with standard errors and confidence
     intervals (:meth:`RaceResult.confidence_interval`). Such a result says
     ``exact=False``; it never claims to be exact.
 
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -489,18 +488,3 @@ def _monte_carlo(common: dict[str, Any], games: int, rng: Any, progress: bool) -
         common["board"], common["rules"], common["players"], common["mode"], int(games), rng=rng, progress=progress
     )
     return RaceResult(**common, method=f"Monte Carlo: {int(games)} games, 95% CI", exact=False, games=int(games), **figures)
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as :func:`race`.
-
-    The package exports the function ``race`` lazily from this module of the
-    same name; once the module has been imported, ``snlmarkov.race`` is the
-    module, so calling it forwards to the function.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> RaceResult:
-        return race(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,6 +1,6 @@
 """Cross-check: do simulated games agree with the exact single-player analysis?
 
-The simulator (:mod:`snlmarkov.simulate`) rolls dice; the analysis
+The simulator (:mod:`snlmarkov.simulation`) rolls dice; the analysis
 (:mod:`snlmarkov.analysis`) solves the Markov chain. They share no probability
 code, so agreement tests both. :func:`crosscheck` simulates solo games and
 runs four tests against the exact figures:
@@ -35,7 +35,7 @@ from .analysis import Analysis, analyze
 from .board import Board
 from .errors import GameError, SnlError
 from .rules import Rules
-from .simulate import _checked, play, progress_bar
+from .simulation import _checked, play, progress_bar
 
 __all__ = ["crosscheck", "CrosscheckReport", "Check"]
 
@@ -264,7 +264,7 @@ def crosscheck(
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.crosscheck import crosscheck
+    >>> from snlmarkov.crosschecking import crosscheck
     >>> report = crosscheck(Board.builtin(), Rules.preset("plain"), 40_000, rng=1)
     >>> report.passed, [c.name for c in report.checks]
     (True, ['mean turns', 'mean rolls', 'turn distribution', 'landings'])

@@ -2,7 +2,7 @@
 
 :func:`simulate` plays many games at once with numpy, rolling real dice and
 applying the rules of ``RULES.md`` step by step; it shares no code with the
-transition matrices, so comparing the two (:mod:`snlmarkov.crosscheck`) tests
+transition matrices, so comparing the two (:mod:`snlmarkov.crosschecking`) tests
 both.
 
 How it is fast: the rules are first applied once to every (square, dice)
@@ -90,7 +90,7 @@ class SimulationResult:
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulate import simulate
+    >>> from snlmarkov.simulation import simulate
     >>> r = simulate(Board(3), Rules.preset("plain"), 1000, rng=1)
     >>> r.games, r.turns.shape, r.n_truncated
     (1000, (1000,), 0)
@@ -181,7 +181,7 @@ class SimulationResult:
         Examples
         --------
         >>> from snlmarkov import Board, Rules
-        >>> from snlmarkov.simulate import simulate
+        >>> from snlmarkov.simulation import simulate
         >>> r = simulate(Board(2), Rules.preset("plain"), 10, players=3, rng=0)
         >>> float(r.win_frequencies().sum())
         1.0
@@ -195,7 +195,7 @@ class SimulationResult:
         Examples
         --------
         >>> from snlmarkov import Board, Rules
-        >>> from snlmarkov.simulate import simulate
+        >>> from snlmarkov.simulation import simulate
         >>> r = simulate(Board(2), Rules.preset("plain"), 100, players=2,
         ...              mode="last_one_standing", rng=0)
         >>> r.place_frequencies().sum(axis=1).tolist()   # every seat is placed in every game
@@ -403,7 +403,7 @@ def simulate(
     last one turn; four players racing to the end are all placed:
 
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulate import simulate
+    >>> from snlmarkov.simulation import simulate
     >>> r = simulate(Board(2), Rules.preset("plain"), 100_000, rng=7)
     >>> int(r.turns.min()), r.n_truncated
     (1, 0)
