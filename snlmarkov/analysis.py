@@ -115,8 +115,8 @@ class Analysis:
     occupancy: np.ndarray = field(repr=False)
     landings: np.ndarray = field(repr=False)
     jump_uses: Mapping[int, float] = field(repr=False)
+    _system: AbsorbingSystem = field(repr=False)
     tail: float = DEFAULT_TAIL
-    _system: AbsorbingSystem = field(repr=False, default=None)  # type: ignore[assignment]
 
     @property
     def std_turns(self) -> float:
@@ -214,10 +214,6 @@ class Analysis:
             "length_tail_mass": d.tail_mass,
             "length_horizon": d.horizon,
         }
-
-
-def _system(board: Board, rules: Rules) -> AbsorbingSystem:
-    return AbsorbingSystem.of(turn_model(board, rules))
 
 
 def expected_turns(board: Board, rules: Rules | None = None) -> float:
