@@ -301,3 +301,19 @@ def test_committed_figures_match_the_code(two_runs):
         assert_close(committed[section], fresh[section], section)
     assert committed["crosscheck"]["passed"] is True
     assert committed["crosscheck"]["games"] == 100_000
+
+
+def test_committed_crosscheck_matches_the_simulator():
+    """The simulated figures in figures/ are what the current simulator draws with the recorded seed."""
+    from pathlib import Path
+
+    from snlmarkov import Board, Rules, crosscheck, simulate
+
+    committed = json.loads((Path(__file__).resolve().parent.parent / "figures" / "summary.json").read_text())["crosscheck"]
+    board, rules = Board.builtin(), Rules()
+    check = crosscheck(board, rules, committed["games"], rng=committed["seed"])
+    assert check.mean_turns == pytest.approx(committed["mean_turns"], rel=1e-9)
+    assert check.mean_rolls == pytest.approx(committed["mean_rolls"], rel=1e-9)
+    assert [c.p_value for c in check.checks] == pytest.approx([c["p_value"] for c in committed["checks"]], rel=1e-6)
+    shown = simulate(board, rules, committed["histogram"]["games"], rng=committed["histogram"]["seed"])
+    assert shown.mean_turns() == pytest.approx(committed["histogram"]["mean_turns"], rel=1e-9)
