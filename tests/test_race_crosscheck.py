@@ -2,7 +2,9 @@
 
 For every case the simulator plays a fixed-seed batch of games and each
 exact distribution is tested by a chi-square goodness-of-fit test (bins
-pooled so every expected count is at least 5) at ``ALPHA = 1e-6``:
+pooled so every expected count is at least 5) at ``ALPHA = 2.5e-7`` (about
+100 such tests run, so a correct model fails the file with probability
+below 3e-5):
 
 - the winner (seat of the first finisher);
 - under last one standing, the whole finishing order (all ``k!`` orders);
@@ -30,7 +32,7 @@ from snlmarkov import Board, LengthDistribution, Rules
 from snlmarkov.races import RaceResult, race
 from snlmarkov.simulation import SimulationResult, simulate
 
-ALPHA = 1e-6
+ALPHA = 2.5e-7
 
 SMALL_BOARD = Board(10, {2: 7, 6: 3, 8: 4})
 
