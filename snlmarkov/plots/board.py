@@ -142,8 +142,6 @@ def draw_board(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board
     >>> ax = draw_board(Board.builtin(), Figure().subplots())

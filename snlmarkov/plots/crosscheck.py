@@ -61,8 +61,6 @@ def plot_crosscheck(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> a = snl.analyze(snl.Board.builtin(), snl.Rules.preset("plain"))

@@ -49,8 +49,6 @@ def plot_board_heatmap(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board
     >>> b = Board(9, {2: 7, 8: 4})
@@ -94,8 +92,6 @@ def plot_occupancy(analysis: Any, ax: Any = None, *, title: str | None = None) -
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> ax = plot_occupancy(snl.analyze(snl.Board.builtin("milton_bradley")), Figure().subplots())
@@ -138,8 +134,6 @@ def plot_landings(analysis: Any, ax: Any = None, *, title: str | None = None) ->
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> ax = plot_landings(snl.analyze(), Figure().subplots())

@@ -32,8 +32,6 @@ def plot_jump_effects(effects: Any, ax: Any = None, *, title: str | None = None)
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> ax = plot_jump_effects(snl.analyze(), Figure().subplots())

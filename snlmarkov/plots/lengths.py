@@ -113,8 +113,6 @@ def plot_length_pmf(analyses: Any, ax: Any = None, *, max_turns: int | None = No
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> b = snl.Board.builtin()
@@ -137,8 +135,6 @@ def plot_length_cdf(analyses: Any, ax: Any = None, *, max_turns: int | None = No
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> ax = plot_length_cdf([snl.analyze()], Figure().subplots())

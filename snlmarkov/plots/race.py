@@ -33,8 +33,6 @@ def plot_win_chances(results: Mapping[int, Any] | Any, ax: Any = None, *, title:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board, Rules
     >>> from snlmarkov.races import race
@@ -113,8 +111,6 @@ def plot_places(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board, Rules
     >>> from snlmarkov.races import race

@@ -32,8 +32,6 @@ def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = No
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
     >>> from snlmarkov.report import compare_toggles
