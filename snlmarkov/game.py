@@ -48,15 +48,13 @@ from .events import (
     Snake,
     _is_int,
 )
-from .rules import Rules
+from .rules import MODES, Rules
 
 if TYPE_CHECKING:  # pragma: no cover
     from .record import GameRecord
 
 __all__ = ["Game", "Seat", "MODES", "COLOURS"]
 
-#: How a game ends: at the first finisher, or when every token has finished.
-MODES = ("classic", "last_one_standing")
 #: Default token colours, given to seats in order (then cycling).
 COLOURS = ("red", "blue", "green", "yellow", "purple", "orange")
 

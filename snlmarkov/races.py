@@ -45,7 +45,7 @@ from .errors import GameError, RuleError, SnlError
 from .model import turn_model
 from .race_bump import joint_race, resting_squares
 from .race_independent import independent_race
-from .rules import Rules
+from .rules import MODES, Rules
 
 __all__ = [
     "RaceResult",
@@ -59,8 +59,6 @@ __all__ = [
     "joint_chain_states",
 ]
 
-#: How a race ends: at the first finish, or when every token has finished.
-MODES = ("classic", "last_one_standing")
 #: Ways :func:`race` may be asked to work.
 METHODS = ("auto", "exact", "monte_carlo")
 #: Seats a race may have (RULES.md: 1 to 6 players).

@@ -38,7 +38,7 @@ from . import __version__
 from .analysis import Analysis, analyze
 from .board import Board
 from .errors import SnlError
-from .rules import FINISH_RULES, Rules
+from .rules import FINISH_RULES, MODES, Rules
 
 __all__ = [
     "ToggleCase",
@@ -482,7 +482,7 @@ def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> No
     rules = Rules.preset("app")
     counts = range(2, max_players + 1)
     results = {
-        mode: {k: race(board, rules, players=k, mode=mode) for k in counts} for mode in ("classic", "last_one_standing")
+        mode: {k: race(board, rules, players=k, mode=mode) for k in counts} for mode in MODES
     }
     fig = _figure(7.0, 4.6)
     plot_win_chances(
@@ -522,7 +522,7 @@ def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> No
         **{mode: {str(k): _race_entry(r) for k, r in by_k.items()} for mode, by_k in results.items()},
     }
     family = Rules.preset("family")
-    family_results = {mode: race(board, family, players=2, mode=mode) for mode in ("classic", "last_one_standing")}
+    family_results = {mode: race(board, family, players=2, mode=mode) for mode in MODES}
     summary["race_family_two_players"] = {mode: _race_entry(r) for mode, r in family_results.items()}
 
 

@@ -14,12 +14,14 @@ from typing import Any, Mapping
 
 from .errors import RuleError
 
-__all__ = ["Rules", "PRESETS", "FINISH_RULES", "CAP_POLICIES"]
+__all__ = ["Rules", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
 
 #: What happens when a roll would carry the token past the finish.
 FINISH_RULES = ("stay", "bounce", "none")
 #: What happens on the roll after a turn holds ``max_sixes`` sixes.
 CAP_POLICIES = ("redeal", "forfeit")
+#: How a game of several players ends: at the first finish, or when all have finished.
+MODES = ("classic", "last_one_standing")
 
 
 @dataclass(frozen=True)

@@ -24,15 +24,13 @@ import numpy as np
 
 from .board import Board
 from .errors import BoardError, GameError, RuleError
-from .rules import Rules
+from .rules import MODES, Rules
 from .simulate_multi import play_multi
 from .simulate_solo import play_solo
 from .simulate_tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
 
 __all__ = ["simulate", "SimulationResult", "MODES", "play", "progress_bar"]
 
-#: the ways a game can end
-MODES = ("classic", "last_one_standing")
 
 #: most entries of the roll table solo games step with
 FAST_ENTRIES = 1 << 19

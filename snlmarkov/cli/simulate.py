@@ -31,15 +31,13 @@ from typing import Any
 
 import numpy as np
 
+from ..rules import MODES
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
 __all__ = ["register", "run"]
 
 #: cross-check batches (fewer for small runs)
 BATCHES = 40
-#: the ways a game can end (as in :data:`snlmarkov.simulation.MODES`, not imported
-#: here so that building the parser stays cheap)
-MODES = ("classic", "last_one_standing")
 
 
 def register(subparsers: Any) -> None:
