@@ -95,16 +95,30 @@ def _timed(fn, repeat: int, budget: float = float("inf"), cpu: list | None = Non
 def child_jungle(repeat: int) -> dict:
     """analyze() of the jungle board under app rules, every attribute but jump_effects()."""
     import numpy as np
+
     import snlmarkov as snl
 
     board, rules = snl.Board.builtin("jungle"), snl.Rules.preset("app")
-    parts: dict[str, list[float]] = {"analyze()": [], "length": [], "hit_probability": [], "position_distributions(100)": []}
+    parts: dict[str, list[float]] = {
+        "analyze()": [],
+        "length": [],
+        "hit_probability": [],
+        "position_distributions(100)": [],
+    }
 
     def run():
         t0 = time.perf_counter()
         a = snl.analyze(board, rules)
-        figures = (a.expected_turns, a.expected_turns_from, a.var_turns, a.std_turns, a.expected_rolls,
-                   a.occupancy, a.landings, dict(a.jump_uses))
+        figures = (
+            a.expected_turns,
+            a.expected_turns_from,
+            a.var_turns,
+            a.std_turns,
+            a.expected_rolls,
+            a.occupancy,
+            a.landings,
+            dict(a.jump_uses),
+        )
         t1 = time.perf_counter()
         d = a.length
         t2 = time.perf_counter()
@@ -139,10 +153,11 @@ def child_jungle(repeat: int) -> dict:
 def child_turns(size: int, repeat: int, rules_name: str) -> dict:
     """Expected turns from 0 on Board.random(size, rng=1): stages, then the public call."""
     import numpy as np
+
     import snlmarkov as snl
-    from snlmarkov.analysis import expected_turns
-    from snlmarkov.model import _turn_system, _turn_system_states
-    from snlmarkov.solve import factorize
+    from snlmarkov.analysis.single import expected_turns
+    from snlmarkov.chain.model import _turn_system, _turn_system_states
+    from snlmarkov.chain.solve import factorize
 
     rules = snl.Rules.preset(rules_name)
     base_mb = _peak_mb()
@@ -168,8 +183,12 @@ def child_turns(size: int, repeat: int, rules_name: str) -> dict:
         t4 = time.perf_counter()
         for key, dt in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             stages[key].append(dt)
-        info.update(nnz=int(a.nnz), lu_nnz=int(lu.nnz), kept=int(states.size), perm="NATURAL" if
-                    bool(np.all(lu.perm_c == np.arange(lu.shape[0]))) else "MMD_AT_PLUS_A")
+        info.update(
+            nnz=int(a.nnz),
+            lu_nnz=int(lu.nnz),
+            kept=int(states.size),
+            perm="NATURAL" if bool(np.all(lu.perm_c == np.arange(lu.shape[0]))) else "MMD_AT_PLUS_A",
+        )
         return float(x[0])
 
     staged_times, staged_value = _timed(staged, repeat)
@@ -197,7 +216,7 @@ def child_turns(size: int, repeat: int, rules_name: str) -> dict:
 def child_length(size: int, repeat: int, tail: float) -> dict:
     """analyze(Board.random(size), tail=...).length: the full length distribution."""
     import snlmarkov as snl
-    from snlmarkov.analysis import expected_turns
+    from snlmarkov.analysis.single import expected_turns
 
     board, rules = snl.Board.random(size, rng=1), snl.Rules.preset("app")
     parts: dict[str, list[float]] = {"analyze()": [], "length": []}
@@ -233,8 +252,9 @@ def child_length(size: int, repeat: int, tail: float) -> dict:
 def child_small(sizes: list[int], outdir: str, budget: float) -> dict:
     """Our expected turns at small sizes, the dense matrices for PyDTMC, and a dense numpy solve."""
     import numpy as np
+
     import snlmarkov as snl
-    from snlmarkov.analysis import expected_turns
+    from snlmarkov.analysis.single import expected_turns
 
     rules = snl.Rules.preset("app")
     out = {}
@@ -251,7 +271,13 @@ def child_small(sizes: list[int], outdir: str, budget: float) -> dict:
             return float(np.linalg.solve(np.eye(size) - q, np.ones(size))[0])
 
         dense_times, dense_value = _timed(dense, 50, budget)
-        out[size] = {"times": times, "value": value, "matrix": path, "dense_times": dense_times, "dense_value": dense_value}
+        out[size] = {
+            "times": times,
+            "value": value,
+            "matrix": path,
+            "dense_times": dense_times,
+            "dense_value": dense_value,
+        }
     return out
 
 
@@ -299,8 +325,9 @@ def ensure_pydtmc(log) -> Path | None:
     log(f"making {PYDTMC_VENV.relative_to(HERE.parent)} (python -m venv; pip install PyDTMC) ...")
     try:
         subprocess.run([sys.executable, "-m", "venv", str(PYDTMC_VENV)], check=True, capture_output=True, timeout=600)
-        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "PyDTMC"], check=True, capture_output=True,
-                       timeout=1800)
+        subprocess.run(
+            [str(py), "-m", "pip", "install", "--quiet", "PyDTMC"], check=True, capture_output=True, timeout=1800
+        )
         if subprocess.run(check, capture_output=True).returncode == 0:
             return py
         log("PyDTMC installed but does not import")
@@ -360,11 +387,17 @@ def machine_info(blas_threads: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats and PyDTMC only up to 1,000 squares (< 1 min)")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer repeats and PyDTMC only up to 1,000 squares (< 1 min)"
+    )
     parser.add_argument("--no-pydtmc", action="store_true", help="skip the PyDTMC baseline")
-    parser.add_argument("--blas-threads", type=int, default=1,
-                        help="OPENBLAS/OMP/MKL_NUM_THREADS for every child, PyDTMC's included (default 1; "
-                        "0 leaves the environment alone)")
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="OPENBLAS/OMP/MKL_NUM_THREADS for every child, PyDTMC's included (default 1; "
+        "0 leaves the environment alone)",
+    )
     parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
     # child mode (internal)
     parser.add_argument("--case", help=argparse.SUPPRESS)
@@ -392,8 +425,18 @@ def main(argv: list[str] | None = None) -> int:
     jr = run_child("jungle", repeat=10 if quick else 30, env=env)
     results["jungle"] = jr
     best = min(jr["times"])
-    rows.append(["analyze(jungle, app), all attributes", "100", fmt_s(best), fmt_s(min(jr["cpu"])), fmt_s(jr["first_s"]),
-                 f"{jr['peak_mb']:.0f} MB", "< 50 ms", "yes" if best < JUNGLE_TARGET_S else "NO"])
+    rows.append(
+        [
+            "analyze(jungle, app), all attributes",
+            "100",
+            fmt_s(best),
+            fmt_s(min(jr["cpu"])),
+            fmt_s(jr["first_s"]),
+            f"{jr['peak_mb']:.0f} MB",
+            "< 50 ms",
+            "yes" if best < JUNGLE_TARGET_S else "NO",
+        ]
+    )
 
     # 2. expected turns at 10^4, 10^5, 10^6
     turn_cases = {}
@@ -411,9 +454,18 @@ def main(argv: list[str] | None = None) -> int:
         if size in TURNS_TARGET_MB:
             target.append(f"< {TURNS_TARGET_MB[size] / 1024:g} GB")
             met.append(tr["peak_mb"] < TURNS_TARGET_MB[size])
-        rows.append(["expected_turns, Board.random, app", fmt_size(size), fmt_s(best), fmt_s(min(tr["cpu"])), fmt_s(tr["first_s"]),
-                     f"{tr['peak_mb']:.0f} MB", ", ".join(target) or "-",
-                     ("yes" if all(met) else "NO") if met else "-"])
+        rows.append(
+            [
+                "expected_turns, Board.random, app",
+                fmt_size(size),
+                fmt_s(best),
+                fmt_s(min(tr["cpu"])),
+                fmt_s(tr["first_s"]),
+                f"{tr['peak_mb']:.0f} MB",
+                ", ".join(target) or "-",
+                ("yes" if all(met) else "NO") if met else "-",
+            ]
+        )
     results["turns"] = turn_cases
 
     # 3. the length distribution at 10^4
@@ -421,15 +473,29 @@ def main(argv: list[str] | None = None) -> int:
     lr = run_child("length:10000", repeat=1 if quick else 3, env=env, extra=["--tail", "1e-12"])
     results["length"] = lr
     best = min(lr["times"])
-    rows.append(["analyze(tail=1e-12).length, Board.random", fmt_size(10**4), fmt_s(best), fmt_s(min(lr["cpu"])), fmt_s(lr["first_s"]),
-                 f"{lr['peak_mb']:.0f} MB", "< 10 s", "yes" if best < LENGTH_TARGET_S else "NO"])
+    rows.append(
+        [
+            "analyze(tail=1e-12).length, Board.random",
+            fmt_size(10**4),
+            fmt_s(best),
+            fmt_s(min(lr["cpu"])),
+            fmt_s(lr["first_s"]),
+            f"{lr['peak_mb']:.0f} MB",
+            "< 10 s",
+            "yes" if best < LENGTH_TARGET_S else "NO",
+        ]
+    )
 
     # 4. small sizes: ours, dense numpy, PyDTMC
     sizes = [100, 500, 1000] if quick else [100, 500, 1000, 2000]
     with tempfile.TemporaryDirectory(prefix="snl-bench-") as tmp:
         log(f"expected turns at {sizes} squares (ours, dense numpy) ...")
-        small = run_child(f"small:{','.join(map(str, sizes))}", repeat=1, env=env,
-                          extra=["--outdir", tmp, "--budget", "0.5" if quick else "1.0"])
+        small = run_child(
+            f"small:{','.join(map(str, sizes))}",
+            repeat=1,
+            env=env,
+            extra=["--outdir", tmp, "--budget", "0.5" if quick else "1.0"],
+        )
         small = {int(k): v for k, v in small.items()}
         pyd: dict = {}
         pydtmc_note = ""
@@ -438,8 +504,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             py = ensure_pydtmc(log)
             if py is None:
-                pydtmc_note = ("PyDTMC could not be installed here: the dense numpy baseline "
-                               "(np.linalg.solve on I - Q) stands in for it.")
+                pydtmc_note = (
+                    "PyDTMC could not be installed here: the dense numpy baseline "
+                    "(np.linalg.solve on I - Q) stands in for it."
+                )
             else:
                 log(f"PyDTMC at {sizes} squares (its own venv) ...")
                 cmd = [str(py), str(PYDTMC_SCRIPT), "--json"] + [small[s]["matrix"] for s in sizes]
@@ -454,34 +522,62 @@ def main(argv: list[str] | None = None) -> int:
 
     # ------------------------------------------------------------------ print
     print()
-    print(f"snlmarkov exact-core benchmark, {info['date']}, {info['cores']} cores ({info['cpu']}), "
-          f"Python {info['python']}, numpy {info['numpy']}, scipy {info['scipy']}, "
-          f"BLAS threads in every child: {info['blas_threads']}, load average at start "
-          f"{', '.join(f'{x:.2f}' for x in info['load'])}" + (" [--quick]" if quick else ""))
+    print(
+        f"snlmarkov exact-core benchmark, {info['date']}, {info['cores']} cores ({info['cpu']}), "
+        f"Python {info['python']}, numpy {info['numpy']}, scipy {info['scipy']}, "
+        f"BLAS threads in every child: {info['blas_threads']}, load average at start "
+        f"{', '.join(f'{x:.2f}' for x in info['load'])}" + (" [--quick]" if quick else "")
+    )
     print()
     print(table(["case", "size", "time (best)", "CPU (best)", "first run", "peak RSS", "target", "met?"], rows))
-    print("(time: wall clock of the fastest run in the case's process, held against the target; CPU: process time of "
-          "the least costly run; first run: the first call in a fresh process, which also pays for first-touched "
-          "memory and lazy imports; peak RSS: the whole child process)")
+    print(
+        "(time: wall clock of the fastest run in the case's process, held against the target; CPU: process time of "
+        "the least costly run; first run: the first call in a fresh process, which also pays for first-touched "
+        "memory and lazy imports; peak RSS: the whole child process)"
+    )
     print()
     print("Expected turns, stage by stage (best of the runs; 'first' = first run in a fresh process):")
     srows = []
     for size, tr in turn_cases.items():
         st, first = tr["stages"], tr["stages_first"]
-        srows.append([fmt_size(size), f"{tr['jumps']:,}", f"{tr['nnz']:,}", f"{tr['lu_nnz']:,}", tr["perm"]]
-                     + [f"{fmt_s(st[k])} ({fmt_s(first[k])})" for k in st]
-                     + [fmt_s(sum(st.values())), fmt_s(min(tr["times"])), fmt_s(tr["board_s"]), f"{tr['value']:.6f}"])
-    print(table(["size", "jumps", "nnz(I-M)", "nnz(L+U)", "ordering", "build I-M (first)", "checks (first)",
-                 "factorise (first)", "solve (first)", "sum of stages", "expected_turns()", "Board.random (not timed)",
-                 "expected turns"], srows))
+        srows.append(
+            [fmt_size(size), f"{tr['jumps']:,}", f"{tr['nnz']:,}", f"{tr['lu_nnz']:,}", tr["perm"]]
+            + [f"{fmt_s(st[k])} ({fmt_s(first[k])})" for k in st]
+            + [fmt_s(sum(st.values())), fmt_s(min(tr["times"])), fmt_s(tr["board_s"]), f"{tr['value']:.6f}"]
+        )
+    print(
+        table(
+            [
+                "size",
+                "jumps",
+                "nnz(I-M)",
+                "nnz(L+U)",
+                "ordering",
+                "build I-M (first)",
+                "checks (first)",
+                "factorise (first)",
+                "solve (first)",
+                "sum of stages",
+                "expected_turns()",
+                "Board.random (not timed)",
+                "expected turns",
+            ],
+            srows,
+        )
+    )
     print()
     jp = jr["parts"]
-    print("analyze(jungle) by part (best): " + ", ".join(f"{k} {fmt_s(v)}" for k, v in jp.items())
-          + f"; total best {fmt_s(min(jr['times']))}, median {fmt_s(sorted(jr['times'])[len(jr['times']) // 2])}"
-          f" over {len(jr['times'])} runs")
-    print(f"length at 10^4: analyze() {fmt_s(lr['parts']['analyze()'])} + length {fmt_s(lr['parts']['length'])}; "
-          f"horizon {lr['horizon']} turns, tail mass {lr['tail_mass']:.2e}, mean {lr['length_mean']:.6f} vs "
-          f"expected turns {lr['value']:.6f}")
+    print(
+        "analyze(jungle) by part (best): "
+        + ", ".join(f"{k} {fmt_s(v)}" for k, v in jp.items())
+        + f"; total best {fmt_s(min(jr['times']))}, median {fmt_s(sorted(jr['times'])[len(jr['times']) // 2])}"
+        f" over {len(jr['times'])} runs"
+    )
+    print(
+        f"length at 10^4: analyze() {fmt_s(lr['parts']['analyze()'])} + length {fmt_s(lr['parts']['length'])}; "
+        f"horizon {lr['horizon']} turns, tail mass {lr['tail_mass']:.2e}, mean {lr['length_mean']:.6f} vs "
+        f"expected turns {lr['value']:.6f}"
+    )
     print()
     brows, ratio_at = [], None
     worst = 0.0
@@ -500,30 +596,59 @@ def main(argv: list[str] | None = None) -> int:
             ratio = total / ours
             if size == RATIO_AT:
                 ratio_at = ratio
-            row += [fmt_s(p["construct_s"]), fmt_s(p["mat_s"]), fmt_x(ratio), fmt_x(p["mat_s"] / ours),
-                    f"{max(rel, rel_dense):.1e}"]
+            row += [
+                fmt_s(p["construct_s"]),
+                fmt_s(p["mat_s"]),
+                fmt_x(ratio),
+                fmt_x(p["mat_s"] / ours),
+                f"{max(rel, rel_dense):.1e}",
+            ]
         else:
             row += ["-", "-", "-", "-", f"{rel_dense:.1e}"]
         brows.append(row)
-    print("Baselines on the same expected-turns computation (Board.random(n, rng=1), app rules); ours = "
-          "expected_turns() from the board, matrix construction included; the baselines get the dense matrix ready-made:")
-    print(table(["squares", "ours", "dense numpy solve", "numpy/ours", "PyDTMC MarkovChain()",
-                 "PyDTMC mean_absorption_times()", "PyDTMC total/ours", "PyDTMC mat only/ours", "max rel. diff"], brows))
+    print(
+        "Baselines on the same expected-turns computation (Board.random(n, rng=1), app rules); ours = "
+        "expected_turns() from the board, matrix construction included; the baselines get the dense matrix ready-made:"
+    )
+    print(
+        table(
+            [
+                "squares",
+                "ours",
+                "dense numpy solve",
+                "numpy/ours",
+                "PyDTMC MarkovChain()",
+                "PyDTMC mean_absorption_times()",
+                "PyDTMC total/ours",
+                "PyDTMC mat only/ours",
+                "max rel. diff",
+            ],
+            brows,
+        )
+    )
     if pyd:
         any_p = next(iter(pyd.values()))
-        print(f"PyDTMC {any_p['pydtmc']} with numpy {any_p['numpy']} (BLAS threads: {info['blas_threads']}), "
-              f"timed in {PYDTMC_VENV.name}: MarkovChain(p, states) then mean_absorption_times() (inv(I - Q) @ 1).")
+        print(
+            f"PyDTMC {any_p['pydtmc']} with numpy {any_p['numpy']} (BLAS threads: {info['blas_threads']}), "
+            f"timed in {PYDTMC_VENV.name}: MarkovChain(p, states) then mean_absorption_times() (inv(I - Q) @ 1)."
+        )
     if pydtmc_note:
         print(pydtmc_note)
     agree = worst <= AGREE_RTOL
-    print(f"All baselines agree with ours to {worst:.1e} relative (required {AGREE_RTOL:g}): {'yes' if agree else 'NO'}")
+    print(
+        f"All baselines agree with ours to {worst:.1e} relative (required {AGREE_RTOL:g}): {'yes' if agree else 'NO'}"
+    )
     if ratio_at is not None:
-        print(f"Ratio at {RATIO_AT:,} squares: ours is {ratio_at:,.0f}x faster than PyDTMC "
-              f"(target >= {RATIO_TARGET:,.0f}x): {'met' if ratio_at >= RATIO_TARGET else 'NOT met'}")
+        print(
+            f"Ratio at {RATIO_AT:,} squares: ours is {ratio_at:,.0f}x faster than PyDTMC "
+            f"(target >= {RATIO_TARGET:,.0f}x): {'met' if ratio_at >= RATIO_TARGET else 'NOT met'}"
+        )
     elif not quick:
         print(f"No PyDTMC ratio at {RATIO_AT:,} squares (baseline unavailable).")
-    print(f"(load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"whole run {time.perf_counter() - wall0:.0f} s)")
+    print(
+        f"(load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"whole run {time.perf_counter() - wall0:.0f} s)"
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str))
     return 0 if agree else 1

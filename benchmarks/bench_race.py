@@ -34,7 +34,7 @@ def child(players: int, mode: str, board_name: str, rules_name: str, settings: l
     """Run one case and print its figures as JSON (runs in the subprocess)."""
     import snlmarkov as snl
     from snlmarkov.cli.common import parse_setting
-    from snlmarkov.races import joint_chain_states
+    from snlmarkov.races.core import joint_chain_states
 
     board = snl.Board.builtin(board_name)
     rules = snl.Rules.preset(rules_name)
@@ -110,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         "states: players x n**players over the n squares a token can rest on "
         "(the full product over squares 0..N-1 would be players x N**players: 3 x 10^6 for 3 players on 100)"
     )
-    print(f"targets: 2 players < {TARGET_SECONDS[2]:.0f} s, 3 players < {TARGET_SECONDS[3]:.0f} s, peak < {TARGET_MEMORY_MB:.0f} MB")
+    print(
+        f"targets: 2 players < {TARGET_SECONDS[2]:.0f} s, 3 players < {TARGET_SECONDS[3]:.0f} s, peak < {TARGET_MEMORY_MB:.0f} MB"
+    )
     return 1 if failed else 0
 
 

@@ -1,7 +1,7 @@
 """How fast is the Monte Carlo simulator? Rates measured side by side in one run.
 
 For each rule set (``plain`` and ``app`` on the jungle board, one player,
-every per-game result kept) the script times :func:`snlmarkov.simulation.simulate`
+every per-game result kept) the script times :func:`snlmarkov.sim.core.simulate`
 and a straightforward pure-Python loop over the same rules, the raw rate at
 which numpy draws die rolls (``rng.integers(1, 7, size=...)``), and the
 *ceiling* that rate allows: raw rolls per second / mean rolls per game. It
@@ -57,8 +57,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from snlmarkov import Board, Rules  # noqa: E402
-from snlmarkov.simulation import _roll_tables, simulate  # noqa: E402
-from snlmarkov.simulate_solo import BLOCK, WIDTH  # noqa: E402
+from snlmarkov.sim.core import _roll_tables, simulate  # noqa: E402
+from snlmarkov.sim.solo import BLOCK, WIDTH  # noqa: E402
 
 TARGETS = {"plain": 4_000_000, "app": 2_000_000}
 MIN_SPEEDUP = 100
@@ -138,14 +138,20 @@ def main(argv: list[str] | None = None) -> int:
     n_raw = 1 << 24
     raw_cpu, raw_wall = best_rate(lambda: rng.integers(1, 7, size=n_raw), n_raw, repeats)
 
-    print(f"snlmarkov simulator benchmark: jungle board, 1 player, per-game results kept")
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
-          f"pool {WIDTH} games, compaction every {BLOCK} steps")
-    print(f"raw numpy die rolls (rng.integers(1, 7, size={n_raw})): {raw_cpu / 1e6:.1f} M rolls/s cpu "
-          f"({raw_wall / 1e6:.1f} M/s wall)")
+    print("snlmarkov simulator benchmark: jungle board, 1 player, per-game results kept")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
+        f"pool {WIDTH} games, compaction every {BLOCK} steps"
+    )
+    print(
+        f"raw numpy die rolls (rng.integers(1, 7, size={n_raw})): {raw_cpu / 1e6:.1f} M rolls/s cpu "
+        f"({raw_wall / 1e6:.1f} M/s wall)"
+    )
     print()
-    header = (f"{'rules':6} {'rolls/step':>10} {'sim games/s':>12} {'(wall)':>10} {'python games/s':>15} "
-              f"{'speed-up':>9} {'rolls/game':>10} {'ceiling':>10} {'of ceiling':>10}  targets")
+    header = (
+        f"{'rules':6} {'rolls/step':>10} {'sim games/s':>12} {'(wall)':>10} {'python games/s':>15} "
+        f"{'speed-up':>9} {'rolls/game':>10} {'ceiling':>10} {'of ceiling':>10}  targets"
+    )
     print(header)
     print("-" * len(header))
     failures = []
@@ -171,12 +177,16 @@ def main(argv: list[str] | None = None) -> int:
         }
         verdict = ", ".join(f"{k} {'ok' if ok else 'MISSED'}" for k, ok in checks.items())
         failures += [f"{name}: {k}" for k, ok in checks.items() if not ok]
-        print(f"{name:6} {table.rolls_per_step:>10} {sim_cpu / 1e6:>10.2f} M {sim_wall / 1e6:>8.2f} M "
-              f"{py_cpu / 1e3:>13.1f} k {speedup:>8.0f}x {mean_rolls:>10.2f} {ceiling / 1e6:>8.2f} M "
-              f"{share:>10.0%}  {verdict}")
+        print(
+            f"{name:6} {table.rolls_per_step:>10} {sim_cpu / 1e6:>10.2f} M {sim_wall / 1e6:>8.2f} M "
+            f"{py_cpu / 1e3:>13.1f} k {speedup:>8.0f}x {mean_rolls:>10.2f} {ceiling / 1e6:>8.2f} M "
+            f"{share:>10.0%}  {verdict}"
+        )
     print()
-    print(f"simulated games per run: {games:,}; pure-Python games: {py_games:,}; best of {repeats} "
-          f"(rates from cpu time; wall-clock beside them)")
+    print(
+        f"simulated games per run: {games:,}; pure-Python games: {py_games:,}; best of {repeats} "
+        f"(rates from cpu time; wall-clock beside them)"
+    )
     if failures:
         print("targets missed: " + "; ".join(failures))
     return 0

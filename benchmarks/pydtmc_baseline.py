@@ -62,8 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         res.update(size=p.shape[0] - 1, pydtmc=pydtmc.__version__, numpy=np.__version__)
         out.append(res)
         if not as_json:
-            print(f"{res['size']:>6} squares: MarkovChain {res['construct_s']:.3f} s, "
-                  f"mean_absorption_times {res['mat_s']:.3f} s, expected turns {res['value']:.9f}")
+            print(
+                f"{res['size']:>6} squares: MarkovChain {res['construct_s']:.3f} s, "
+                f"mean_absorption_times {res['mat_s']:.3f} s, expected turns {res['value']:.9f}"
+            )
     if as_json:
         print(json.dumps(out))
     return 0

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import math
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -196,7 +197,7 @@ class Board:
         return list(BUILTIN_BOARDS)
 
     @classmethod
-    def builtin(cls, name: str | None = None) -> "Board":
+    def builtin(cls, name: str | None = None) -> Board:
         """A built-in board by name (``"jungle"``, the default, or ``"milton_bradley"``).
 
         Examples
@@ -212,7 +213,7 @@ class Board:
         return cls(size, {**ladders, **snakes}, name=key)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str = "board data") -> "Board":
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "board data") -> Board:
         """Build a board from ``{"size": N, "ladders": ..., "snakes": ...}``.
 
         ``ladders`` and ``snakes`` are each a mapping ``start -> end`` (keys may
@@ -250,7 +251,7 @@ class Board:
             raise BoardError(f"{source}: {exc}") from None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Board":
+    def from_file(cls, path: str | Path) -> Board:
         """Read a board from a TOML (``.toml``) or JSON (``.json``) file.
 
         The file holds ``size``, ``ladders`` and ``snakes`` (see
@@ -305,7 +306,7 @@ class Board:
         jump_fraction: float = 0.1,
         max_length: int = 12,
         rng: Any = None,
-    ) -> "Board":
+    ) -> Board:
         """A random valid board with jumps on about ``jump_fraction`` of its squares.
 
         Half the jumps are ladders and half snakes, each of a length drawn

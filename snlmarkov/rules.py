@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import RuleError
 
@@ -100,7 +101,7 @@ class Rules:
 
     # ----------------------------------------------------------- factories
     @classmethod
-    def preset(cls, name: str | None = None) -> "Rules":
+    def preset(cls, name: str | None = None) -> Rules:
         """A named rule set: ``"app"`` (the default), ``"family"`` or ``"plain"``.
 
         Examples
@@ -120,7 +121,7 @@ class Rules:
         """Names of the presets, the default first."""
         return list(PRESETS)
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated again).
 
         Examples
@@ -181,7 +182,14 @@ PRESETS: Mapping[str, Mapping[str, Any]] = types.MappingProxyType(
     {
         "app": types.MappingProxyType({}),
         "family": types.MappingProxyType(
-            {"finish": "bounce", "bonus_on_six": False, "max_sixes": None, "start_on_six": True, "bump": True, "bump_to": 1}
+            {
+                "finish": "bounce",
+                "bonus_on_six": False,
+                "max_sixes": None,
+                "start_on_six": True,
+                "bump": True,
+                "bump_to": 1,
+            }
         ),
         "plain": types.MappingProxyType({"finish": "stay", "bonus_on_six": False, "max_sixes": None}),
     }

@@ -7,7 +7,7 @@ import pytest
 
 import snlmarkov as snl
 from snlmarkov import Board, Rules, analyze, exact_expected_turns, roll_model, turn_model
-from snlmarkov.analysis import expected_turns
+from snlmarkov.analysis.single import expected_turns
 
 PLAIN2 = Rules.preset("plain").replace(faces=2)
 BONUS2 = Rules(faces=2, max_sixes=None)
@@ -97,7 +97,7 @@ def test_turn_level_figures_match_roll_level_chain(rules):
 
 def brute_hit_probability(board, rules):
     """Per target, a dense solve of the roll chain with landings on the target made absorbing."""
-    from snlmarkov.model import roll_transitions
+    from snlmarkov.chain.model import roll_transitions
 
     tr = roll_transitions(board, rules)
     n = tr.size
@@ -114,7 +114,9 @@ def brute_hit_probability(board, rules):
     return out
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(finish="bounce", on_cap="forfeit", start_on_six=True)], ids=["app", "mixed"])
+@pytest.mark.parametrize(
+    "rules", [Rules(), Rules(finish="bounce", on_cap="forfeit", start_on_six=True)], ids=["app", "mixed"]
+)
 def test_hit_probability_matches_brute_force(rules):
     b = Board.builtin()
     np.testing.assert_allclose(analyze(b, rules).hit_probability, brute_hit_probability(b, rules), atol=1e-12)

@@ -16,8 +16,23 @@ def test_analyze_text(capsys):
 
 
 def test_analyze_json_with_settings(capsys):
-    assert main(["analyze", "--board", "milton_bradley", "--rules", "app", "--set", "bonus_on_six=false",
-                 "--set", "max_sixes=none", "--json"]) == 0
+    assert (
+        main(
+            [
+                "analyze",
+                "--board",
+                "milton_bradley",
+                "--rules",
+                "app",
+                "--set",
+                "bonus_on_six=false",
+                "--set",
+                "max_sixes=none",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["expected_turns"] == pytest.approx(39.225122308235, abs=1e-9)
     assert data["rules"]["bonus_on_six"] is False and data["rules"]["max_sixes"] is None
@@ -51,5 +66,7 @@ def test_module_entry_point_and_argparse_errors():
     assert ok.returncode == 0 and json.loads(ok.stdout)["board"] == "jungle"
     bad = subprocess.run([sys.executable, "-m", "snlmarkov", "analyze", "--bogus"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
-    unwin = subprocess.run([sys.executable, "-m", "snlmarkov", "analyze", "--board", "nope.json"], capture_output=True, text=True)
+    unwin = subprocess.run(
+        [sys.executable, "-m", "snlmarkov", "analyze", "--board", "nope.json"], capture_output=True, text=True
+    )
     assert unwin.returncode == 2 and "nope.json" in unwin.stderr and "Traceback" not in unwin.stderr

@@ -59,20 +59,38 @@ def test_words_for_each_event(no_terminal, capsys):
 
 
 def test_last_one_standing_lists_every_place(no_terminal, capsys):
-    status, out, _ = run(capsys, "--players", "3", "--mode", "last_one_standing", "--seed", "8", "--no-board",
-                         "--colours", "teal", "pink")
+    status, out, _ = run(
+        capsys,
+        "--players",
+        "3",
+        "--mode",
+        "last_one_standing",
+        "--seed",
+        "8",
+        "--no-board",
+        "--colours",
+        "teal",
+        "pink",
+    )
     assert status == 0
-    record = Game(Board.builtin(), Rules(), [Seat("Player 1", "teal"), Seat("Player 2", "pink"), "Player 3"],
-                  "last_one_standing", rng=8).play()
-    order = ", ".join(f"{p}. {record.seats[i].name} ({record.seats[i].colour})"
-                      for p, i in enumerate(record.finishing_order, 1))
+    record = Game(
+        Board.builtin(),
+        Rules(),
+        [Seat("Player 1", "teal"), Seat("Player 2", "pink"), "Player 3"],
+        "last_one_standing",
+        rng=8,
+    ).play()
+    order = ", ".join(
+        f"{p}. {record.seats[i].name} ({record.seats[i].colour})" for p, i in enumerate(record.finishing_order, 1)
+    )
     assert out.splitlines()[-1] == f"Finishing order: {order}"
     assert len(record.finishing_order) == 3
 
 
 def test_rules_and_settings_are_used(no_terminal, capsys):
-    status, out, _ = run(capsys, "--players", "2", "--seed", "5", "--no-board", "--set", "finish=bounce",
-                         "--set", "max_sixes=1")
+    status, out, _ = run(
+        capsys, "--players", "2", "--seed", "5", "--no-board", "--set", "finish=bounce", "--set", "max_sixes=1"
+    )
     assert status == 0 and out.startswith("Snakes & Ladders on jungle, rules: custom, mode: classic")
     record = Game(Board.builtin(), Rules(finish="bounce", max_sixes=1), 2, rng=5).play()
     assert out.count("\nTurn ") == len(record.turns())
@@ -143,16 +161,24 @@ def test_argument_parsing_errors_exit_2(no_terminal, capsys, argv):
 
 def _python_m(*argv, **kwargs):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "snlmarkov", "play", *argv], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, env=env, timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "snlmarkov", "play", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        **kwargs,
+    )
 
 
 def test_python_m_without_a_terminal_plays_automatically():
     done = _python_m("--players", "4", "--mode", "last_one_standing", "--seed", "7")
     assert done.returncode == 0 and done.stderr == ""
     record = Game(players=4, mode="last_one_standing", rng=7).play()
-    order = ", ".join(f"{p}. {record.seats[i].name} ({record.seats[i].colour})"
-                      for p, i in enumerate(record.finishing_order, 1))
+    order = ", ".join(
+        f"{p}. {record.seats[i].name} ({record.seats[i].colour})" for p, i in enumerate(record.finishing_order, 1)
+    )
     assert done.stdout.splitlines()[-1] == f"Finishing order: {order}"
 
 

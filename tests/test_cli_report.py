@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from snlmarkov import Board, Rules, analyze  # noqa: E402
 from snlmarkov.cli import main  # noqa: E402
-from snlmarkov.report import STAGES  # noqa: E402
+from snlmarkov.report.core import STAGES  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from snlmarkov.analysis import analyze
 from snlmarkov import Board, Rules
+from snlmarkov.analysis.single import analyze
 from snlmarkov.cli import main
 
 
@@ -32,20 +32,46 @@ def test_progress_bar_is_on_by_default(capsys):
 
 
 def test_json_and_settings(capsys):
-    argv = ["simulate", "--games", "20000", "--board", "milton_bradley", "--rules", "plain",
-            "--set", "finish=bounce", "--seed", "4", "--no-progress", "--json"]
+    argv = [
+        "simulate",
+        "--games",
+        "20000",
+        "--board",
+        "milton_bradley",
+        "--rules",
+        "plain",
+        "--set",
+        "finish=bounce",
+        "--seed",
+        "4",
+        "--no-progress",
+        "--json",
+    ]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["passed"] is True and data["games"] == 20000
     assert data["rules"]["finish"] == "bounce" and data["board"]["name"] == "milton_bradley"
-    assert data["exact_mean_turns"] == pytest.approx(analyze(Board.builtin("milton_bradley"),
-                                                             Rules.preset("plain").replace(finish="bounce")).expected_turns,
-                                                     abs=1e-12)
+    assert data["exact_mean_turns"] == pytest.approx(
+        analyze(Board.builtin("milton_bradley"), Rules.preset("plain").replace(finish="bounce")).expected_turns,
+        abs=1e-12,
+    )
 
 
 def test_several_players(capsys):
-    argv = ["simulate", "--games", "5000", "--players", "3", "--mode", "last_one_standing",
-            "--rules", "family", "--seed", "5", "--no-progress"]
+    argv = [
+        "simulate",
+        "--games",
+        "5000",
+        "--players",
+        "3",
+        "--mode",
+        "last_one_standing",
+        "--rules",
+        "family",
+        "--seed",
+        "5",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "3 players, last_one_standing" in out and "place 3" in out and "snlmarkov race" in out

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from snlmarkov import Board, GameError, Rules, SnlError
-from snlmarkov.analysis import analyze
-from snlmarkov.crosschecking import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
+from snlmarkov.analysis.single import analyze
+from snlmarkov.checks.crosschecking import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
 
 JUNGLE, MB = Board.builtin("jungle"), Board.builtin("milton_bradley")
 BOARDS = {"jungle": JUNGLE, "milton_bradley": MB}
@@ -40,7 +40,9 @@ def grid():
     """Every preset, and every combination of the toggles, on both boards."""
     cases = [(name, preset, Rules.preset(preset)) for name in BOARDS for preset in Rules.presets()]
     caps = [(None, "redeal"), (1, "redeal"), (2, "forfeit")]
-    for name, finish, bonus, six, (cap, on_cap) in itertools.product(BOARDS, ("stay", "bounce", "none"), (True, False), (False, True), caps):
+    for name, finish, bonus, six, (cap, on_cap) in itertools.product(
+        BOARDS, ("stay", "bounce", "none"), (True, False), (False, True), caps
+    ):
         rules = Rules(finish=finish, bonus_on_six=bonus, start_on_six=six, max_sixes=cap, on_cap=on_cap)
         cases.append((name, f"{finish}-bonus{int(bonus)}-six{int(six)}-cap{cap}{on_cap[0]}", rules))
     cases.append(("jungle", "four-faces", Rules(faces=4, finish="bounce", max_sixes=3, on_cap="forfeit")))
@@ -63,7 +65,10 @@ def test_correct_models_pass(index):
 
 
 def test_the_grid_covers_every_toggle():
-    seen = {field: {getattr(r, field) for _, _, r in GRID} for field in ("finish", "bonus_on_six", "start_on_six", "max_sixes", "on_cap", "faces")}
+    seen = {
+        field: {getattr(r, field) for _, _, r in GRID}
+        for field in ("finish", "bonus_on_six", "start_on_six", "max_sixes", "on_cap", "faces")
+    }
     assert seen["finish"] == {"stay", "bounce", "none"}
     assert seen["bonus_on_six"] == seen["start_on_six"] == {True, False}
     assert seen["max_sixes"] == {None, 1, 2, 3} and seen["on_cap"] == {"redeal", "forfeit"}
@@ -83,14 +88,34 @@ PLANTED = {
     "snake 56->52 for 56->53": (JUNGLE, Rules(), {"exact_board": moved(JUNGLE, 56, 52)}, 200_000),
     "snake 95->74 for 95->75": (JUNGLE, Rules(), {"exact_board": moved(JUNGLE, 95, 74)}, 200_000),
     "ladder 28->84 missing": (MB, Rules.preset("plain"), {"exact_board": without(MB, 28)}, 100_000),
-    "bounce for stay": (JUNGLE, Rules.preset("plain"), {"exact_rules": Rules.preset("plain").replace(finish="bounce")}, 100_000),
-    "stay for bounce": (MB, Rules.preset("family"), {"exact_rules": Rules.preset("family").replace(finish="stay")}, 100_000),
+    "bounce for stay": (
+        JUNGLE,
+        Rules.preset("plain"),
+        {"exact_rules": Rules.preset("plain").replace(finish="bounce")},
+        100_000,
+    ),
+    "stay for bounce": (
+        MB,
+        Rules.preset("family"),
+        {"exact_rules": Rules.preset("family").replace(finish="stay")},
+        100_000,
+    ),
     "stay for none": (JUNGLE, Rules(finish="none"), {"exact_rules": Rules()}, 100_000),
-    "no six to start": (JUNGLE, Rules.preset("family"), {"exact_rules": Rules.preset("family").replace(start_on_six=False)}, 100_000),
+    "no six to start": (
+        JUNGLE,
+        Rules.preset("family"),
+        {"exact_rules": Rules.preset("family").replace(start_on_six=False)},
+        100_000,
+    ),
     "no bonus roll": (JUNGLE, Rules(), {"exact_rules": Rules(bonus_on_six=False)}, 200_000),
     "forfeit for redeal": (JUNGLE, Rules(), {"exact_rules": Rules(on_cap="forfeit")}, 1_000_000),
     "cap 3 for cap 2": (MB, Rules(), {"exact_rules": Rules(max_sixes=3)}, 2_000_000),
-    "cap 1 for cap 2 (forfeit)": (JUNGLE, Rules(on_cap="forfeit"), {"exact_rules": Rules(on_cap="forfeit", max_sixes=1)}, 100_000),
+    "cap 1 for cap 2 (forfeit)": (
+        JUNGLE,
+        Rules(on_cap="forfeit"),
+        {"exact_rules": Rules(on_cap="forfeit", max_sixes=1)},
+        100_000,
+    ),
 }
 
 
@@ -117,13 +142,17 @@ def test_report_reads_well_and_serialises():
     text = str(report)
     assert text == report.summary() and "PASSED" in text and "mean turns" in text
     data = json.loads(json.dumps(report.to_dict()))
-    assert data["passed"] is True and len(data["landings"]) == 101 and [c["name"] for c in data["checks"]] == list(TESTS)
+    assert (
+        data["passed"] is True and len(data["landings"]) == 101 and [c["name"] for c in data["checks"]] == list(TESTS)
+    )
     assert report.landing_t[0] == 0 and report.landing_p[0] == 1  # square 0 is never landed on
     with pytest.raises(ValueError):
         report.landings[3] = 0
     with pytest.raises(SnlError):
         report.check("median")
-    failed = crosscheck(JUNGLE, Rules.preset("plain"), 20_000, rng=1, exact_rules=Rules.preset("plain").replace(finish="bounce"))
+    failed = crosscheck(
+        JUNGLE, Rules.preset("plain"), 20_000, rng=1, exact_rules=Rules.preset("plain").replace(finish="bounce")
+    )
     assert "FAILED" in str(failed) and "different board or rules" in str(failed)
 
 

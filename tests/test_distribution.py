@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from snlmarkov import LengthDistribution, SnlError
-from snlmarkov.distribution import absorption_times
+from snlmarkov.analysis.distribution import absorption_times
 
 
 @pytest.fixture

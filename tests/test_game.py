@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from snlmarkov import Board, DiceError, Game, GameError, RuleError, Rules, Seat
-from snlmarkov.events import (
+from snlmarkov.game.events import (
     Bounce,
     Bump,
     CapReached,
@@ -187,7 +187,15 @@ def test_forfeit_voids_the_whole_turn():
     g.take_turn()
     events = g.take_turn()
     assert kinds(events) == [
-        "roll", "move", "bonus_roll", "roll", "move", "bonus_roll", "cap_reached", "roll", "forfeit"
+        "roll",
+        "move",
+        "bonus_roll",
+        "roll",
+        "move",
+        "bonus_roll",
+        "cap_reached",
+        "roll",
+        "forfeit",
     ]
     assert events[-1] == Forfeit(seat=0, turn=1, back_to=3)
     assert rolls(events)[-1] == (6, True)

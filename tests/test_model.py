@@ -6,8 +6,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from snlmarkov import Board, Rules, RuleError, UnwinnableBoardError, roll_model, turn_model
-from snlmarkov.exact import exact_turn_row
+from snlmarkov import Board, RuleError, Rules, UnwinnableBoardError, roll_model, turn_model
+from snlmarkov.chain.exact import exact_turn_row
 
 TWO = dict(faces=2)  # a two-faced die: "six" is the 2; small enough to derive by hand
 
@@ -28,8 +28,9 @@ def approx_rows(got, want):
 
 
 def test_plain_stay():
-    approx_rows(rows(Board(3), Rules.preset("plain").replace(**TWO)),
-                [{1: .5, 2: .5}, {2: .5, 3: .5}, {3: .5, 2: .5}])
+    approx_rows(
+        rows(Board(3), Rules.preset("plain").replace(**TWO)), [{1: 0.5, 2: 0.5}, {2: 0.5, 3: 0.5}, {3: 0.5, 2: 0.5}]
+    )
 
 
 def test_plain_finish_none_and_bounce():
@@ -43,28 +44,38 @@ def test_plain_finish_none_and_bounce():
 
 
 def test_jump_start_rows_exist():
-    approx_rows(rows(Board(4, {1: 3}), Rules.preset("plain").replace(**TWO)),
-                [{3: .5, 2: .5}, {2: .5, 3: .5}, {3: .5, 4: .5}, {4: .5, 3: .5}])
+    approx_rows(
+        rows(Board(4, {1: 3}), Rules.preset("plain").replace(**TWO)),
+        [{3: 0.5, 2: 0.5}, {2: 0.5, 3: 0.5}, {3: 0.5, 4: 0.5}, {4: 0.5, 3: 0.5}],
+    )
 
 
 def test_bonus_without_cap():
     r = Rules(max_sixes=None, **TWO)
-    approx_rows(rows(Board(3), r), [{1: .5, 2: .25, 3: .25}, {2: .5, 3: .5}, {3: .5, 2: .5}])
+    approx_rows(rows(Board(3), r), [{1: 0.5, 2: 0.25, 3: 0.25}, {2: 0.5, 3: 0.5}, {3: 0.5, 2: 0.5}])
 
 
 def test_bonus_with_cap_redeal():
     r = Rules(max_sixes=1, on_cap="redeal", **TWO)
     # after one "six" the next roll is redealt from 1..faces-1 = {1}
-    approx_rows(rows(Board(5), r),
-                [{1: .5, 3: .5}, {2: .5, 4: .5}, {3: .5, 5: .5}, {4: .5, 5: .5}, {5: .5, 4: .5}])
+    approx_rows(
+        rows(Board(5), r), [{1: 0.5, 3: 0.5}, {2: 0.5, 4: 0.5}, {3: 0.5, 5: 0.5}, {4: 0.5, 5: 0.5}, {5: 0.5, 4: 0.5}]
+    )
 
 
 def test_bonus_with_cap_forfeit():
     r = Rules(max_sixes=1, on_cap="forfeit", **TWO)
     # the roll after the cap is fair; a "six" voids the turn: back to where it began
-    approx_rows(rows(Board(5), r),
-                [{1: .5, 3: .25, 0: .25}, {2: .5, 4: .25, 1: .25}, {3: .5, 5: .25, 2: .25},
-                 {4: .5, 5: .5}, {5: .5, 4: .5}])
+    approx_rows(
+        rows(Board(5), r),
+        [
+            {1: 0.5, 3: 0.25, 0: 0.25},
+            {2: 0.5, 4: 0.25, 1: 0.25},
+            {3: 0.5, 5: 0.25, 2: 0.25},
+            {4: 0.5, 5: 0.5},
+            {5: 0.5, 4: 0.5},
+        ],
+    )
 
 
 def test_cap_of_two_on_six_faces():
@@ -82,22 +93,22 @@ def test_cap_of_two_on_six_faces():
 def test_start_on_six_plain():
     r = Rules.preset("plain").replace(start_on_six=True, **TWO)
     # fail (stay on 0), or enter and move exactly one more roll from 0 (no bonus)
-    approx_rows(rows(Board(3), r), [{0: .5, 1: .25, 2: .25}, {2: .5, 3: .5}])
+    approx_rows(rows(Board(3), r), [{0: 0.5, 1: 0.25, 2: 0.25}, {2: 0.5, 3: 0.5}])
 
 
 def test_start_on_six_with_bonus_and_caps():
     base = Rules(start_on_six=True, **TWO)
-    approx_rows(rows(Board(3), base.replace(max_sixes=None)), [{0: .5, 1: .25, 2: .125, 3: .125}])
+    approx_rows(rows(Board(3), base.replace(max_sixes=None)), [{0: 0.5, 1: 0.25, 2: 0.125, 3: 0.125}])
     # the entering six counts towards the cap
-    approx_rows(rows(Board(3), base.replace(max_sixes=1, on_cap="redeal")), [{0: .5, 1: .5}])
+    approx_rows(rows(Board(3), base.replace(max_sixes=1, on_cap="redeal")), [{0: 0.5, 1: 0.5}])
     # forfeit back to 0 voids the entry too
-    approx_rows(rows(Board(3), base.replace(max_sixes=1, on_cap="forfeit")), [{0: .75, 1: .25}])
+    approx_rows(rows(Board(3), base.replace(max_sixes=1, on_cap="forfeit")), [{0: 0.75, 1: 0.25}])
 
 
 def test_overshoot_under_stay_ends_turn_even_on_six():
     r = Rules(max_sixes=None, **TWO)
     # from 2 on a board of 3: a 2 overshoots; the turn ends (no bonus), the token stays
-    approx_rows(rows(Board(3), r), [None, None, {3: .5, 2: .5}])
+    approx_rows(rows(Board(3), r), [None, None, {3: 0.5, 2: 0.5}])
 
 
 def test_six_onto_finish_ends_turn():

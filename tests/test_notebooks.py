@@ -13,7 +13,7 @@ pytest.importorskip("ipykernel", reason="ipykernel is needed to run the notebook
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 #: modules of the package a notebook may import (the public API)
-PUBLIC = {"snlmarkov", "snlmarkov.plots", "snlmarkov.report"}
+PUBLIC = {"snlmarkov", "snlmarkov.plots", "snlmarkov.report.core"}
 
 
 def test_the_notebooks_are_there():

@@ -15,8 +15,8 @@ from snlmarkov import Board, Rules, analyze, plots  # noqa: E402
 from snlmarkov.errors import SnlError  # noqa: E402
 from snlmarkov.plots.board import ladder_lines, snake_curve, square_centre  # noqa: E402
 from snlmarkov.plots.lengths import length_cutoff  # noqa: E402
-from snlmarkov.races import race  # noqa: E402
-from snlmarkov.report import compare_toggles  # noqa: E402
+from snlmarkov.races.core import race  # noqa: E402
+from snlmarkov.report.core import compare_toggles  # noqa: E402
 
 JUNGLE = Board.builtin()
 

@@ -5,7 +5,16 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from snlmarkov import Board, BoardError, Rules, UnwinnableBoardError, analyze, exact_expected_turns, roll_model, turn_model
+from snlmarkov import (
+    Board,
+    BoardError,
+    Rules,
+    UnwinnableBoardError,
+    analyze,
+    exact_expected_turns,
+    roll_model,
+    turn_model,
+)
 
 
 @st.composite
@@ -34,7 +43,9 @@ def rules(draw):
     )
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
+)
 
 
 def analysed(board, rule):

@@ -16,7 +16,7 @@ import pytest
 import snlmarkov as snl
 from snlmarkov import Board, Rules
 from snlmarkov.errors import GameError, RuleError, SnlError
-from snlmarkov.races import RaceResult, joint_chain_states, race
+from snlmarkov.races.core import RaceResult, joint_chain_states, race
 
 TOL = 1e-12
 
@@ -112,7 +112,9 @@ def test_one_player_reduces_to_single_player_analysis(board: Board, rules: Rules
     assert r.place_probability.shape == (1, 1)
     assert list(r.order_probability) == [(0,)]
     for dist in (r.rounds_distribution, r.turns_distribution):
-        np.testing.assert_allclose(dist.probabilities[: a.length.horizon + 1], a.length.probabilities, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(
+            dist.probabilities[: a.length.horizon + 1], a.length.probabilities, rtol=0, atol=1e-15
+        )
         assert dist.tail_mass < 1e-12
     assert abs(r.expected_rounds - a.expected_turns) < 1e-9
     assert abs(r.expected_total_turns - a.expected_turns) < 1e-9
@@ -291,7 +293,7 @@ def test_race_refuses_bad_board_and_rules() -> None:
 
 def test_exact_joint_chain_too_large_is_refused() -> None:
     board, rules = Board.builtin(), Rules.preset("family")
-    from snlmarkov.races import MAX_EXACT_STATES
+    from snlmarkov.races.core import MAX_EXACT_STATES
 
     assert joint_chain_states(board, rules, 4) > MAX_EXACT_STATES
     with pytest.raises(SnlError, match="states, more than"):
@@ -307,7 +309,7 @@ def test_exported_names_survive_submodule_imports() -> None:
     """Importing the defining modules first must not shadow the exported functions."""
     import importlib
 
-    for name in ("races", "simulation", "crosschecking", "textboard"):
+    for name in ("races", "races.core", "sim", "sim.core", "checks", "checks.crosschecking", "game", "game.textboard"):
         importlib.import_module(f"snlmarkov.{name}")
     assert callable(snl.race) and callable(snl.simulate) and callable(snl.crosscheck) and callable(snl.render)
     a = race(Board(2), Rules.preset("plain"), players=2)

@@ -1,6 +1,6 @@
-"""The exact joint chain of races with ``bump`` (snlmarkov.race_bump).
+"""The exact joint chain of races with ``bump`` (snlmarkov.races.bump).
 
-The tensor iteration of :mod:`snlmarkov.race_bump` is checked against a
+The tensor iteration of :mod:`snlmarkov.races.bump` is checked against a
 hand-worked race and against a brute-force forward iteration written here
 independently: a plain dictionary of whole game states (every token's
 square, the seat to move, the round, the finishing order so far), one turn
@@ -17,8 +17,8 @@ import pytest
 
 import snlmarkov as snl
 from snlmarkov import Board, Rules, turn_model
-from snlmarkov.race_bump import JointMover, joint_race, resting_squares
-from snlmarkov.race_independent import independent_race
+from snlmarkov.races.bump import JointMover, joint_race, resting_squares
+from snlmarkov.races.independent import independent_race
 
 TOL = 1e-10
 
@@ -28,7 +28,10 @@ def brute_force_race(board: Board, rules: Rules, players: int, mode: str, tail: 
     """Joint distribution of (finishing order, rounds, total turns), turn by turn."""
     n = board.size
     m = turn_model(board, rules).matrix.tocsr()
-    rows = {p: dict(zip(m.indices[m.indptr[p] : m.indptr[p + 1]].tolist(), m.data[m.indptr[p] : m.indptr[p + 1]].tolist())) for p in range(n)}
+    rows = {
+        p: dict(zip(m.indices[m.indptr[p] : m.indptr[p + 1]].tolist(), m.data[m.indptr[p] : m.indptr[p + 1]].tolist()))
+        for p in range(n)
+    }
     # state: (squares, seat to move, round of that turn, finishing order so far); -1 = finished
     states = {((0,) * players, 0, 1, ()): 1.0}
     outcomes: dict = defaultdict(float)
@@ -96,7 +99,16 @@ CASES = {
     "four-squares-no-exact-finish": (Board(4), Rules.preset("plain").replace(faces=2, finish="none", bump=True)),
     "snake-ladder-forfeit-start-six": (
         Board(6, {2: 5, 4: 1}),
-        Rules(finish="stay", bonus_on_six=True, max_sixes=1, on_cap="forfeit", start_on_six=True, bump=True, bump_to=2, faces=3),
+        Rules(
+            finish="stay",
+            bonus_on_six=True,
+            max_sixes=1,
+            on_cap="forfeit",
+            start_on_six=True,
+            bump=True,
+            bump_to=2,
+            faces=3,
+        ),
     ),
     "bounce-bump-to-snake-head": (
         Board(5, {3: 1}),
@@ -236,8 +248,8 @@ def test_tokens_share_only_start_and_bump_to(players: int) -> None:
 
 def test_stall_detector_refuses_probability_that_stops_falling() -> None:
     """A chain with a trap would keep some probability in play for ever: refused, not looped on."""
-    from snlmarkov.race_bump import _Stall
     from snlmarkov.errors import SnlError
+    from snlmarkov.races.bump import _Stall
 
     stall = _Stall(max_rounds=10**6)
     stall.check(1000, 0.5)

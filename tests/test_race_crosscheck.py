@@ -29,8 +29,8 @@ import pytest
 from scipy.stats import chi2
 
 from snlmarkov import Board, LengthDistribution, Rules
-from snlmarkov.races import RaceResult, race
-from snlmarkov.simulation import SimulationResult, simulate
+from snlmarkov.races.core import RaceResult, race
+from snlmarkov.sim.core import SimulationResult, simulate
 
 ALPHA = 2.5e-7
 
@@ -122,12 +122,12 @@ def assert_agree(exact: RaceResult, sim: SimulationResult) -> None:
     assert not failed, f"{exact.method}, {exact.players} players, {exact.mode}: {failed}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def exact_race(board: Board, rules: Rules, players: int, mode: str) -> RaceResult:
     return race(board, rules, players=players, mode=mode, method="exact")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def simulated(board: Board, rules: Rules, players: int, mode: str, games: int, seed: int) -> SimulationResult:
     return simulate(board, rules, games, players=players, mode=mode, rng=seed)
 
@@ -258,7 +258,9 @@ def test_classic_turns_see_the_seat_order() -> None:
     board, rules = Board.builtin(), Rules()
     right = exact_race(board, rules, 3, "classic")
     shifted = LengthDistribution(
-        np.concatenate([[0.0], right.turns_distribution.probabilities]), right.turns_distribution.tail_mass, unit="turns"
+        np.concatenate([[0.0], right.turns_distribution.probabilities]),
+        right.turns_distribution.tail_mass,
+        unit="turns",
     )
     sim = simulated(board, rules, 3, "classic", 100_000, 103)
     assert length_test(shifted, np.asarray(sim.turns, dtype=np.int64)) < ALPHA

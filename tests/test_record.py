@@ -10,15 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snlmarkov import Board, BoardError, Game, GameError, GameRecord, RuleError, Rules, Seat
-from snlmarkov.events import EVENT_TYPES, Bump, Move, Roll, event_from_dict
-from snlmarkov.record import TurnSummary
+from snlmarkov.game.events import EVENT_TYPES, Bump, Move, Roll, event_from_dict
+from snlmarkov.game.record import TurnSummary
 
 
 def family_game():
     """A short family-rules game with an entry, a failed entry, a bounce, bumps, a skip and a finish."""
     board = Board(12, {4: 9, 11: 2})
-    g = Game(board, Rules.preset("family"), players=["Ann", "Bob"], mode="last_one_standing",
-             dice=[6, 4, 2, 6, 5, 5, 3, 6, 3, 1, 2, 6, 3])
+    g = Game(
+        board,
+        Rules.preset("family"),
+        players=["Ann", "Bob"],
+        mode="last_one_standing",
+        dice=[6, 4, 2, 6, 5, 5, 3, 6, 3, 1, 2, 6, 3],
+    )
     g.take_turn()  # Ann: enters, 4 -> ladder 9
     g.take_turn()  # Bob: 2, fails to enter
     g.take_turn()  # Ann: 9 + 6 = 15 bounces to 9
@@ -282,8 +287,21 @@ def test_every_turn_of_random_games_follows_the_rules(case):
 
 def test_event_registry_is_complete():
     assert set(EVENT_TYPES) == {
-        "roll", "enter", "failed_enter", "move", "bounce", "overshoot", "ladder", "snake", "bonus_roll",
-        "cap_reached", "forfeit", "bump", "skip", "finish", "game_over",
+        "roll",
+        "enter",
+        "failed_enter",
+        "move",
+        "bounce",
+        "overshoot",
+        "ladder",
+        "snake",
+        "bonus_roll",
+        "cap_reached",
+        "forfeit",
+        "bump",
+        "skip",
+        "finish",
+        "game_over",
     }
     assert Roll(seat=0, turn=0, value=2, capped=False).kind == "roll"
     with pytest.raises(GameError, match="Move.end must be an integer >= 0"):
@@ -293,6 +311,10 @@ def test_event_registry_is_complete():
     with pytest.raises(GameError, match="capped must be True or False"):
         Roll(seat=0, turn=0, value=2, capped=1)
     assert Bump(seat=1, turn=2, from_square=5, to_square=1).to_dict() == {
-        "kind": "bump", "seat": 1, "turn": 2, "from_square": 5, "to_square": 1,
+        "kind": "bump",
+        "seat": 1,
+        "turn": 2,
+        "from_square": 5,
+        "to_square": 1,
     }
     assert Seat("Ann", "red").to_dict() == {"name": "Ann", "colour": "red"}

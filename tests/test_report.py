@@ -12,8 +12,8 @@ import pytest  # noqa: E402
 
 from snlmarkov import Board, Rules, analyze  # noqa: E402
 from snlmarkov.errors import SnlError  # noqa: E402
-from snlmarkov.races import race  # noqa: E402
-from snlmarkov.report import (  # noqa: E402
+from snlmarkov.races.core import race  # noqa: E402
+from snlmarkov.report.core import (  # noqa: E402
     DPI,
     STAGES,
     Report,
@@ -309,7 +309,9 @@ def test_committed_crosscheck_matches_the_simulator():
 
     from snlmarkov import Board, Rules, crosscheck, simulate
 
-    committed = json.loads((Path(__file__).resolve().parent.parent / "figures" / "summary.json").read_text())["crosscheck"]
+    committed = json.loads((Path(__file__).resolve().parent.parent / "figures" / "summary.json").read_text())[
+        "crosscheck"
+    ]
     board, rules = Board.builtin(), Rules()
     check = crosscheck(board, rules, committed["games"], rng=committed["seed"])
     assert check.mean_turns == pytest.approx(committed["mean_turns"], rel=1e-9)

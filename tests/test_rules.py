@@ -2,14 +2,20 @@
 
 import pytest
 
-from snlmarkov import Board, Rules, RuleError
+from snlmarkov import Board, RuleError, Rules
 
 
 def test_presets_match_rules_md():
     assert Rules.preset() == Rules.preset("app") == Rules()
     app = Rules()
     assert (app.finish, app.bonus_on_six, app.max_sixes, app.on_cap, app.start_on_six, app.bump) == (
-        "stay", True, 2, "redeal", False, False)
+        "stay",
+        True,
+        2,
+        "redeal",
+        False,
+        False,
+    )
     fam = Rules.preset("family")
     assert (fam.finish, fam.bonus_on_six, fam.start_on_six, fam.bump, fam.bump_to) == ("bounce", False, True, True, 1)
     plain = Rules.preset("plain")

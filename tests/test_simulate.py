@@ -20,11 +20,11 @@ import pytest
 from scipy import stats
 
 from snlmarkov import Board, BoardError, Game, GameError, RuleError, Rules
-from snlmarkov.events import Move, Roll
-from snlmarkov.simulation import MODES, SimulationResult, simulate
-from snlmarkov.simulate_multi import play_multi
-from snlmarkov.simulate_solo import play_solo
-from snlmarkov.simulate_tables import max_rolls_per_turn, roll_table, turn_table
+from snlmarkov.game.events import Move, Roll
+from snlmarkov.sim.core import MODES, SimulationResult, simulate
+from snlmarkov.sim.multi import play_multi
+from snlmarkov.sim.solo import play_solo
+from snlmarkov.sim.tables import max_rolls_per_turn, roll_table, turn_table
 
 ALPHA = 5e-7  # about 25 statistical tests here: below 1.5e-5 for the file
 APP, PLAIN, FAMILY = Rules(), Rules.preset("plain"), Rules.preset("family")
@@ -335,7 +335,13 @@ def decode(rules, code, rolls):
 
 @pytest.mark.parametrize(
     "rules",
-    [APP, PLAIN, FAMILY.replace(bump=False), Rules(on_cap="forfeit", start_on_six=True), Rules(finish="none", max_sixes=1)],
+    [
+        APP,
+        PLAIN,
+        FAMILY.replace(bump=False),
+        Rules(on_cap="forfeit", start_on_six=True),
+        Rules(finish="none", max_sixes=1),
+    ],
     ids=["app", "plain", "family", "forfeit-six", "none-cap1"],
 )
 @pytest.mark.parametrize("name", ["jungle", "milton_bradley"])
@@ -423,9 +429,7 @@ def test_solo_turns_rolls_and_landings_follow_the_reference_chain(key):
     z = stats.norm.isf(ALPHA / 2)
     assert abs(r.mean_rolls() - mean_rolls) / (r.std_rolls() / math.sqrt(n)) < z
     # landings per square: the totals of independent batches are nearly normal
-    batches = np.array(
-        [simulate(CHAIN_BOARD, rules, 4000, rng=[77, b]).landings for b in range(40)], dtype=float
-    )
+    batches = np.array([simulate(CHAIN_BOARD, rules, 4000, rng=[77, b]).landings for b in range(40)], dtype=float)
     mean, sd = batches.mean(axis=0), batches.std(axis=0, ddof=1)
     t_crit = stats.t.isf(ALPHA / 2 / CHAIN_BOARD.size, df=len(batches) - 1)
     for sq in range(1, CHAIN_BOARD.size + 1):
@@ -629,7 +633,7 @@ def test_bump_to_another_square_follows_the_exact_law():
     assert left < 1e-12 and r.n_truncated == 0
     assert chi2_gof(turn_counts(r, 60), with_tail(lengths)) > ALPHA
     keys = sorted(orders)
-    observed = [int(np.sum((r.place[:, k[0]] == 1))) for k in keys]
+    observed = [int(np.sum(r.place[:, k[0]] == 1)) for k in keys]
     assert chi2_gof(observed, [orders[k] for k in keys]) > ALPHA
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import snlmarkov
 from snlmarkov import Board, GameError, Seat
-from snlmarkov.textboard import render, token_symbol
+from snlmarkov.game.textboard import render, token_symbol
 
 
 def squares_drawn(text: str) -> list[list[int]]:
@@ -118,7 +118,7 @@ def test_bad_input(kwargs, message):
 
 def test_exported_render_is_callable_in_any_import_order():
     # importing the submodule first must not shadow the exported function
-    importlib.import_module("snlmarkov.textboard")
+    importlib.import_module("snlmarkov.game.textboard")
     assert snlmarkov.render(Board(4)) == render(Board(4))
     from snlmarkov import render as exported
 

@@ -27,7 +27,9 @@ def test_played_games_verify(rules, mode):
         assert len(report.turns) == len(record.turns())
         assert report.log_probability == pytest.approx(sum(t.log_probability for t in report.turns))
         assert all(t.ok and t.problem == "" for t in report.turns)
-        assert report.rolls_log_probability <= report.log_probability + 1e-9  # a roll sequence is one way to a turn's end
+        assert (
+            report.rolls_log_probability <= report.log_probability + 1e-9
+        )  # a roll sequence is one way to a turn's end
 
 
 def test_readme_example():

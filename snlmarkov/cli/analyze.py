@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..analysis import analyze
+from ..analysis.single import analyze
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
 __all__ = ["register", "run"]

@@ -70,7 +70,16 @@ def parse_setting(text: str) -> tuple[str, Any]:
         raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {text!r}")
     low = raw.lower()
     if name in ("bonus_on_six", "start_on_six", "bump"):
-        truth = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+        truth = {
+            "true": True,
+            "yes": True,
+            "on": True,
+            "1": True,
+            "false": False,
+            "no": False,
+            "off": False,
+            "0": False,
+        }
         if low not in truth:
             raise RuleError(f"{name} takes true or false; got {raw!r}")
         return name, truth[low]

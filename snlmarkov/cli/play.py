@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import GameError
-from ..game import MODES, Game, Seat
-from ..textboard import render, token_symbol
+from ..game.engine import MODES, Game, Seat
+from ..game.textboard import render, token_symbol
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
 __all__ = ["register", "run", "MAX_SEATS"]

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..races import DEFAULT_GAMES, MAX_PLAYERS, METHODS, MODES, RaceResult, race
+from ..races.core import DEFAULT_GAMES, MAX_PLAYERS, METHODS, MODES, RaceResult, race
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
 __all__ = ["register", "run", "format_result"]
@@ -116,7 +116,9 @@ def format_result(result: RaceResult) -> str:
     low, high = result.confidence_interval("win_probability")
     win_half = (np.asarray(high) - np.asarray(low)) / 2
     columns = ["seat", "win chance"]
-    rows = [[f"{i + 1:>4}", _with_ci(result, float(result.win_probability[i]), float(win_half[i]), 4)] for i in range(k)]
+    rows = [
+        [f"{i + 1:>4}", _with_ci(result, float(result.win_probability[i]), float(win_half[i]), 4)] for i in range(k)
+    ]
     if result.mode == "last_one_standing":
         plow, phigh = result.confidence_interval("expected_place")
         place_half = (np.asarray(phigh) - np.asarray(plow)) / 2

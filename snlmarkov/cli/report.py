@@ -22,7 +22,7 @@ def _positive(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``report`` sub-command."""
-    from ..report import DEFAULT_GAMES, DEFAULT_SEED, MIN_GAMES
+    from ..report.core import DEFAULT_GAMES, DEFAULT_SEED, MIN_GAMES
 
     p = sub.add_parser(
         "report",
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..report import STAGES, write_report
+    from ..report.core import STAGES, write_report
 
     board = board_from_args(args)
 

@@ -1,7 +1,7 @@
 """``snlmarkov simulate``: play many games by rolling dice, beside the exact figures.
 
 With one player the simulated figures are printed beside the exact ones of
-the analysis, with the cross-check verdict (:func:`snlmarkov.crosschecking.crosscheck`:
+the analysis, with the cross-check verdict (:func:`snlmarkov.checks.crosschecking.crosscheck`:
 mean turns and rolls, the distribution of turns and the landings per square
 tested at an overall alpha of 1e-5). With more players the simulated race
 figures are printed (exact race figures: ``snlmarkov race``). A progress bar
@@ -58,7 +58,9 @@ def register(subparsers: Any) -> None:
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
     )
     parser.add_argument("--seed", type=int, metavar="INT", help="seed for the dice (default: unpredictable)")
-    parser.add_argument("--max-turns", type=int, default=100_000, metavar="N", help="turn limit per game (default 100000)")
+    parser.add_argument(
+        "--max-turns", type=int, default=100_000, metavar="N", help="turn limit per game (default 100000)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(func=run)
@@ -66,8 +68,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``snlmarkov simulate``; return the exit status."""
-    from ..crosschecking import crosscheck
-    from ..simulation import simulate
+    from ..checks.crosschecking import crosscheck
+    from ..sim.core import simulate
 
     board, rules = board_from_args(args), rules_from_args(args)
     progress = not args.no_progress
@@ -92,7 +94,14 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         result = simulate(
-            board, rules, args.games, args.players, args.mode, rng=args.seed, progress=progress, max_turns=args.max_turns
+            board,
+            rules,
+            args.games,
+            args.players,
+            args.mode,
+            rng=args.seed,
+            progress=progress,
+            max_turns=args.max_turns,
         )
     if args.json:
         print(json.dumps(_race_dict(result), indent=2, sort_keys=True))

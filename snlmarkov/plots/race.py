@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def plot_win_chances(results: Mapping[int, Any] | Any, ax: Any = None, *, title:
     --------
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.races import race
+    >>> from snlmarkov.races.core import race
     >>> runs = {k: race(Board.builtin(), Rules(), players=k) for k in (2, 3)}
     >>> ax = plot_win_chances(runs, Figure().subplots())
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
@@ -113,7 +114,7 @@ def plot_places(
     --------
     >>> from matplotlib.figure import Figure
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.races import race
+    >>> from snlmarkov.races.core import race
     >>> r = race(Board.builtin(), Rules(), players=3, mode="last_one_standing")
     >>> ax = plot_places(r, Figure().subplots())
     >>> ax.get_xlabel(), ax.get_ylabel(), ax.texts[0].get_text()

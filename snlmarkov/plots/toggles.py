@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import SnlError
 from ._common import SERIES_COLOURS, new_axes
@@ -20,8 +21,8 @@ def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = No
     cases : sequence
         Objects with ``finish``, ``bonus_on_six``, ``start_on_six``,
         ``expected_turns``, ``std_turns`` and ``median_turns``, such as the
-        :class:`~snlmarkov.report.ToggleCase` items of
-        :func:`snlmarkov.report.compare_toggles`. They are drawn top to
+        :class:`~snlmarkov.report.core.ToggleCase` items of
+        :func:`snlmarkov.report.core.compare_toggles`. They are drawn top to
         bottom in the order given, grouped by finish rule.
     ax : matplotlib Axes, optional
     title : str, optional
@@ -34,7 +35,7 @@ def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = No
     --------
     >>> from matplotlib.figure import Figure
     >>> import snlmarkov as snl
-    >>> from snlmarkov.report import compare_toggles
+    >>> from snlmarkov.report.core import compare_toggles
     >>> ax = plot_toggles(compare_toggles(snl.Board.builtin()), Figure().subplots())
     >>> len(ax.get_yticklabels()), ax.get_xlabel()
     (12, 'game length (turns)')

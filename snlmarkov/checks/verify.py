@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._roll import one_roll
-from .errors import SnlError
-from .model import turn_model
+from ..chain.mechanics import one_roll
+from ..chain.model import turn_model
+from ..errors import SnlError
 
 __all__ = ["verify_game", "VerificationReport", "TurnCheck"]
 
@@ -142,7 +142,7 @@ def verify_game(record) -> VerificationReport:
     >>> report.log_probability < 0
     True
     """
-    from .record import GameRecord  # the engine's data class; no probability code
+    from ..game.record import GameRecord  # the engine's data class; no probability code
 
     if not isinstance(record, GameRecord):
         raise SnlError(f"verify_game takes a GameRecord, got {type(record).__name__}")
@@ -199,9 +199,16 @@ def verify_game(record) -> VerificationReport:
             failures.append(f"turn {t.turn} (seat {t.seat}, {t.start} -> {t.end}): {problem}")
         checks.append(
             TurnCheck(
-                turn=t.turn, seat=t.seat, start=t.start, end=t.end_before_bump, rolls=t.rolls,
-                probability=prob, log_probability=logp, rolls_log_probability=roll_logp,
-                skipped=t.skipped, problem=problem,
+                turn=t.turn,
+                seat=t.seat,
+                start=t.start,
+                end=t.end_before_bump,
+                rolls=t.rolls,
+                probability=prob,
+                log_probability=logp,
+                rolls_log_probability=roll_logp,
+                skipped=t.skipped,
+                problem=problem,
             )
         )
     if tuple(finished) != record.finishing_order:

@@ -31,10 +31,11 @@ Off the board: 1 Ann
 from __future__ import annotations
 
 import string
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from .board import Board
-from .errors import GameError
+from ..board import Board
+from ..errors import GameError
 from .events import _is_int
 
 __all__ = ["render", "token_symbol"]
@@ -68,7 +69,7 @@ def render(board: Board, positions: Sequence[int] = (), seats: Sequence[Any] | N
     positions : sequence of int, optional
         Each seat's square (0 = off the board, ``board.size`` = finished).
     seats : sequence of Seat or str, optional
-        Names (or :class:`~snlmarkov.game.Seat` objects, whose name and
+        Names (or :class:`~snlmarkov.game.engine.Seat` objects, whose name and
         colour are shown) for the legend, one per position; by default
         ``Player 1``, ``Player 2``, ...
 

@@ -27,18 +27,20 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .analysis import Analysis, analyze
-from .board import Board
-from .errors import SnlError
-from .rules import FINISH_RULES, MODES, Rules
+from .. import __version__
+from ..analysis.single import Analysis, analyze
+from ..board import Board
+from ..errors import SnlError
+from ..rules import FINISH_RULES, MODES, Rules
+from .defaults import DEFAULT_GAMES, DEFAULT_SEED, DPI, MIN_GAMES
 
 __all__ = [
     "ToggleCase",
@@ -53,14 +55,7 @@ __all__ = [
     "DPI",
 ]
 
-#: Games simulated for the cross-check figure by default.
-DEFAULT_GAMES = 100_000
-#: The fewest games the cross-check takes (10 games in each of its 40 batches).
-MIN_GAMES = 400
-#: Seed of the cross-check simulation by default.
-DEFAULT_SEED = 20240601
-#: Resolution of the PNG files: 7-inch-wide figures are 1050 pixels wide.
-DPI = 150
+
 #: The stages of :func:`write_report`, in order (each reported to ``progress``).
 STAGES = (
     "analysing every rule preset",
@@ -396,7 +391,7 @@ def write_report(
 
 # ------------------------------------------------------------------ stages
 def _board_figure(writer: _Writer, board: Board) -> None:
-    from .plots import draw_board
+    from ..plots import draw_board
 
     fig = _figure(7.0, 7.5)
     draw_board(board, fig.subplots())
@@ -404,7 +399,7 @@ def _board_figure(writer: _Writer, board: Board) -> None:
 
 
 def _heatmaps(writer: _Writer, analysis: Analysis) -> None:
-    from .plots import plot_landings, plot_occupancy
+    from ..plots import plot_landings, plot_occupancy
 
     for name, plot in (("occupancy", plot_occupancy), ("landings", plot_landings)):
         fig = _figure(7.0, 6.6)
@@ -413,7 +408,7 @@ def _heatmaps(writer: _Writer, analysis: Analysis) -> None:
 
 
 def _lengths(writer: _Writer, runs: Mapping[str, Analysis], summary: dict) -> None:
-    from .plots import plot_length_cdf, plot_length_pmf
+    from ..plots import plot_length_cdf, plot_length_pmf
 
     fig = _figure(7.0, 7.4)
     top, bottom = fig.subplots(2, 1, sharex=True)
@@ -424,7 +419,7 @@ def _lengths(writer: _Writer, runs: Mapping[str, Analysis], summary: dict) -> No
 
 
 def _toggles(writer: _Writer, board: Board, summary: dict) -> None:
-    from .plots import plot_toggles
+    from ..plots import plot_toggles
 
     cases = compare_toggles(board)
     fig = _figure(7.0, 5.6)
@@ -437,7 +432,7 @@ def _toggles(writer: _Writer, board: Board, summary: dict) -> None:
 
 
 def _jumps(writer: _Writer, runs: Mapping[str, Analysis], summary: dict) -> None:
-    from .plots import plot_jump_effects
+    from ..plots import plot_jump_effects
 
     effects = {name: a.jump_effects() for name, a in runs.items()}
     if effects["app"]:
@@ -475,15 +470,13 @@ def _race_entry(result: Any) -> dict[str, Any]:
 
 
 def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> None:
-    from .plots import plot_places, plot_win_chances
-    from .plots.race import add_place_colorbar
-    from .races import race
+    from ..plots import plot_places, plot_win_chances
+    from ..plots.race import add_place_colorbar
+    from ..races.core import race
 
     rules = Rules.preset("app")
     counts = range(2, max_players + 1)
-    results = {
-        mode: {k: race(board, rules, players=k, mode=mode) for k in counts} for mode in MODES
-    }
+    results = {mode: {k: race(board, rules, players=k, mode=mode) for k in counts} for mode in MODES}
     fig = _figure(7.0, 4.6)
     plot_win_chances(
         results["classic"],
@@ -531,9 +524,9 @@ def _place_font(players: int) -> float:
 
 
 def _crosscheck(writer: _Writer, analysis: Analysis, games: int, seed: int, summary: dict) -> None:
-    from .crosschecking import crosscheck
-    from .plots import plot_crosscheck
-    from .simulation import simulate
+    from ..checks.crosschecking import crosscheck
+    from ..plots import plot_crosscheck
+    from ..sim.core import simulate
 
     board, rules = analysis.board, analysis.rules
     check = crosscheck(board, rules, games, rng=seed, exact=analysis)

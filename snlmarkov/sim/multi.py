@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .rules import Rules
-from .simulate_hist import EntryCounter
-from .simulate_tables import StepTable
+from ..rules import Rules
+from .hist import EntryCounter
+from .tables import StepTable
 
 __all__ = ["MultiOutcome", "play_multi", "CHUNK"]
 
@@ -46,7 +46,7 @@ def play_turns(
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulate_tables import turn_table
+    >>> from snlmarkov.sim.tables import turn_table
     >>> t = turn_table(Board(3), Rules.preset("plain"))
     >>> c = EntryCounter(t.entries)
     >>> end, rolls = play_turns(t, np.array([2, 2, 0]), np.random.default_rng(0), c)
@@ -88,7 +88,7 @@ def play_multi(
     Parameters
     ----------
     table : StepTable
-        A :func:`~snlmarkov.simulate_tables.turn_table` of ``rules``.
+        A :func:`~snlmarkov.sim.tables.turn_table` of ``rules``.
     rules : Rules
         For the bump rule.
     games, players : int
@@ -101,7 +101,7 @@ def play_multi(
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulate_tables import turn_table
+    >>> from snlmarkov.sim.tables import turn_table
     >>> rules = Rules.preset("plain")
     >>> out = play_multi(turn_table(Board(4), rules), rules, 500, 3, "last_one_standing", 10_000,
     ...                  np.random.default_rng(0))

@@ -2,7 +2,7 @@
 
 The simulator records which (state, code) entry of its step table every game
 used at every step; the squares landed on follow from those counts at the end
-(:meth:`snlmarkov.simulate_tables.StepTable.landings`). Counting through a
+(:meth:`snlmarkov.sim.tables.StepTable.landings`). Counting through a
 buffer keeps the cost per entry low even for large tables: one
 :func:`numpy.bincount` per few million entries, not one per step.
 """

@@ -8,20 +8,20 @@ probabilities, and the effect of every jump.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping
 
 import numpy as np
 
-from .board import Board
+from ..board import Board
+from ..chain.model import TransitionModel, turn_model
+from ..chain.solve import AbsorbingSystem
+from ..errors import SnlError
+from ..rules import Rules
 from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
-from .errors import SnlError
 from .hitting import hit_probabilities
-from .model import TransitionModel, turn_model
-from .rules import Rules
-from .solve import AbsorbingSystem
 
 __all__ = ["Analysis", "JumpEffect", "analyze", "expected_turns"]
 
@@ -235,8 +235,8 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     >>> round(expected_turns(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain")), 9)
     39.225122308
     """
-    from .model import _turn_system, _turn_system_states
-    from .solve import factorize
+    from ..chain.model import _turn_system, _turn_system_states
+    from ..chain.solve import factorize
 
     rules = Rules() if rules is None else rules
     a = _turn_system(board, rules)

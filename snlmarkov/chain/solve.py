@@ -21,7 +21,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import breadth_first_order
 
-from .errors import SnlError
+from ..errors import SnlError
 from .model import TransitionModel, can_finish
 
 __all__ = ["AbsorbingSystem", "safe_states", "factorize", "NATURAL_BANDWIDTH"]
@@ -103,7 +103,7 @@ class AbsorbingSystem:
     _whole: bool = field(repr=False, default=False)
 
     @classmethod
-    def of(cls, model: TransitionModel) -> "AbsorbingSystem":
+    def of(cls, model: TransitionModel) -> AbsorbingSystem:
         """Factorise ``I - Q`` for ``model``.
 
         Examples

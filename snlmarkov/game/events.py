@@ -24,7 +24,7 @@ Events convert to plain data with :meth:`Event.to_dict` and back with
 
 Examples
 --------
->>> from snlmarkov.events import Roll, Move, event_from_dict
+>>> from snlmarkov.game.events import Roll, Move, event_from_dict
 >>> e = Roll(seat=0, turn=3, value=6, capped=False)
 >>> e.to_dict()
 {'kind': 'roll', 'seat': 0, 'turn': 3, 'value': 6, 'capped': False}
@@ -40,10 +40,11 @@ import dataclasses
 import functools
 import numbers
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
-from .errors import GameError
+from ..errors import GameError
 
 __all__ = [
     "Event",
@@ -90,7 +91,7 @@ class Event:
 
     Examples
     --------
-    >>> from snlmarkov.events import Skip
+    >>> from snlmarkov.game.events import Skip
     >>> Skip(seat=2, turn=7)
     Skip(seat=2, turn=7)
     >>> Skip(seat=-1, turn=0)
@@ -130,7 +131,7 @@ class Event:
 
         Examples
         --------
-        >>> from snlmarkov.events import GameOver
+        >>> from snlmarkov.game.events import GameOver
         >>> GameOver(seat=1, turn=9, finishing_order=(1, 0)).to_dict()
         {'kind': 'game_over', 'seat': 1, 'turn': 9, 'finishing_order': [1, 0]}
         """
@@ -145,7 +146,7 @@ class Event:
 
         Examples
         --------
-        >>> from snlmarkov.events import Ladder
+        >>> from snlmarkov.game.events import Ladder
         >>> Ladder(seat=0, turn=0, start=1, end=38).describe("Ann")
         'Ann climbs the ladder from 1 to 38'
         """

@@ -6,7 +6,7 @@ finishing order. It checks on construction that these agree with each other
 (the dice are the log's rolls, the positions and finishing order are where
 the log leaves the tokens). :meth:`GameRecord.turns` summarises the log turn
 by turn as :class:`TurnSummary` objects, and
-:meth:`Game.replay <snlmarkov.game.Game.replay>` plays a record again.
+:meth:`Game.replay <snlmarkov.game.engine.Game.replay>` plays a record again.
 
 Examples
 --------
@@ -21,14 +21,15 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
-from .board import Board
-from .errors import GameError
+from ..board import Board
+from ..errors import GameError
+from ..rules import MODES, Rules
 from .events import Bump, Event, Finish, Forfeit, GameOver, Ladder, Move, Roll, Skip, Snake, _is_int, event_from_dict
-from .game import MODES, Seat
-from .rules import Rules
+from .seats import Seat
 
 __all__ = ["GameRecord", "TurnSummary", "RECORD_FORMAT"]
 
@@ -240,7 +241,7 @@ class GameRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GameRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
         """Rebuild a record from :meth:`to_dict` data.
 
         Raises
@@ -300,7 +301,7 @@ class GameRecord:
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_json(cls, text: str) -> "GameRecord":
+    def from_json(cls, text: str) -> GameRecord:
         """Read a record from :meth:`to_json` text.
 
         Raises

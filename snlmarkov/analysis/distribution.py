@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import SnlError
+from ..errors import SnlError
 
 __all__ = ["LengthDistribution", "absorption_times", "DEFAULT_TAIL"]
 

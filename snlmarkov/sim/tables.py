@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import Board
-from .rules import Rules
+from ..board import Board
+from ..rules import Rules
 
 __all__ = ["StepTable", "turn_table", "roll_table", "roll_table_codes", "max_rolls_per_turn"]
 

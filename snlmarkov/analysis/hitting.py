@@ -7,9 +7,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import breadth_first_order
 
-from .board import Board
-from .model import roll_transitions
-from .rules import Rules
+from ..board import Board
+from ..chain.model import roll_transitions
+from ..rules import Rules
 
 __all__ = ["hit_probabilities"]
 

@@ -25,10 +25,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from ._roll import index_dtype, one_roll, roll_slots
-from .board import Board
-from .errors import UnwinnableBoardError
-from .rules import Rules
+from ..board import Board
+from ..errors import UnwinnableBoardError
+from ..rules import Rules
+from .mechanics import index_dtype, one_roll, roll_slots
 
 __all__ = [
     "TransitionModel",
@@ -198,7 +198,7 @@ def _ascends(matrix: sp.csr_matrix, absorbing: int) -> bool:
     return bool(np.all(matrix.indices[last] > np.arange(n - 1)) and np.all(matrix.data[last] != 0))
 
 
-def _check_winnable(board: Board, model: "TransitionModel") -> None:
+def _check_winnable(board: Board, model: TransitionModel) -> None:
     """Refuse a chain where some state reachable from ``model.start`` cannot finish."""
     finishable = model._can_finish
     if finishable.all():

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import deque
 from fractions import Fraction
 
-from .board import Board
-from .errors import UnwinnableBoardError
-from .rules import Rules
+from ..board import Board
+from ..errors import UnwinnableBoardError
+from ..rules import Rules
 
 __all__ = ["exact_expected_turns", "exact_turn_row"]
 
@@ -171,7 +171,10 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
         stay = row.get(p, Fraction(0))
         expr[p] = [c / (1 - stay) for c in acc]
     # equations x_b = expr_b for the backward squares: (I - C) x = d
-    a = [[(Fraction(1) if i == j else Fraction(0)) - expr[b][j] for j in range(m)] + [expr[b][m]] for i, b in enumerate(backward)]
+    a = [
+        [(Fraction(1) if i == j else Fraction(0)) - expr[b][j] for j in range(m)] + [expr[b][m]]
+        for i, b in enumerate(backward)
+    ]
     for col in range(m):
         piv = next(r for r in range(col, m) if a[r][col] != 0)
         a[col], a[piv] = a[piv], a[col]

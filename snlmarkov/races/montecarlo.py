@@ -1,8 +1,8 @@
 """Race figures estimated by simulation, for races too large to solve exactly.
 
-Used by :func:`snlmarkov.races.race` when the joint chain of a race with
+Used by :func:`snlmarkov.races.core.race` when the joint chain of a race with
 ``bump`` is too large (four or more players on the standard boards). Every
-figure comes with its standard error; :class:`snlmarkov.races.RaceResult`
+figure comes with its standard error; :class:`snlmarkov.races.core.RaceResult`
 turns those into confidence intervals.
 """
 
@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .board import Board
-from .distribution import LengthDistribution
-from .errors import SnlError
-from .rules import Rules
+from ..analysis.distribution import LengthDistribution
+from ..board import Board
+from ..errors import SnlError
+from ..rules import Rules
 
 __all__ = ["monte_carlo_race"]
 
@@ -36,7 +36,7 @@ def monte_carlo_race(
     Returns
     -------
     dict
-        Keyword arguments for :class:`snlmarkov.races.RaceResult`, with
+        Keyword arguments for :class:`snlmarkov.races.core.RaceResult`, with
         ``standard_error``: a mapping from figure name to the standard error
         of its estimate (same shape as the figure).
 
@@ -53,7 +53,7 @@ def monte_carlo_race(
     >>> float(out["win_probability"].sum())
     1.0
     """
-    from .simulation import simulate
+    from ..sim.core import simulate
 
     sim = simulate(board, rules, games, players=players, mode=mode, rng=rng, progress=progress)
     if sim.n_truncated:

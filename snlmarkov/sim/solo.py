@@ -2,7 +2,7 @@
 
 A pool of about :data:`WIDTH` games is advanced together, one step at a
 time: each game draws one uniform code and one look-up in a
-:func:`~snlmarkov.simulate_tables.roll_table` applies the rolls it stands for
+:func:`~snlmarkov.sim.tables.roll_table` applies the rolls it stands for
 (several rolls, running on from turn to turn). Finished games leave the pool
 every :data:`BLOCK` steps and new games join it, so the pool stays full and
 the working memory bounded however many games are played.
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .simulate_hist import EntryCounter
-from .simulate_tables import StepTable
+from .hist import EntryCounter
+from .tables import StepTable
 
 __all__ = ["SoloOutcome", "play_solo", "WIDTH", "BLOCK"]
 
@@ -55,10 +55,10 @@ class _Pool:
     tally: np.ndarray
     start: np.ndarray
 
-    def take(self, rows: np.ndarray) -> "_Pool":
+    def take(self, rows: np.ndarray) -> _Pool:
         return _Pool(*(getattr(self, f.name)[rows] for f in fields(self)))
 
-    def extend(self, other: "_Pool") -> None:
+    def extend(self, other: _Pool) -> None:
         for f in fields(self):
             setattr(self, f.name, np.concatenate([getattr(self, f.name), getattr(other, f.name)]))
 
@@ -123,7 +123,7 @@ def play_solo(
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulate_tables import roll_table
+    >>> from snlmarkov.sim.tables import roll_table
     >>> board, rules = Board(2, {1: 2}), Rules.preset("plain")   # a 1 or a 2 finishes
     >>> out = play_solo(roll_table(board, rules, 4), roll_table(board, rules, 1), 1000, 100,
     ...                 np.random.default_rng(0), one_roll_turns=True)

@@ -10,15 +10,15 @@ How the figures are obtained (``RaceResult.method``):
 ``"exact: independent players"``
     Without ``bump`` (or with one player) the tokens do not interact: the
     race follows exactly from the single-player turn-count distribution
-    and the seat order (:mod:`snlmarkov.race_independent`).
+    and the seat order (:mod:`snlmarkov.races.independent`).
 ``"exact: joint chain (bump)"``
     With ``bump``, 2 or 3 players: the joint chain of every token's square
     and the seat to move, run forwards to a tail below ``tail``
-    (:mod:`snlmarkov.race_bump`).
+    (:mod:`snlmarkov.races.bump`).
 ``"Monte Carlo: N games, 95% CI"``
     With ``bump`` and 4 or more players (the joint chain has ``n**k`` states
     per seat to move, ``10**8`` and more on a standard board): estimates from
-    :func:`snlmarkov.simulation.simulate`, with standard errors and confidence
+    :func:`snlmarkov.sim.core.simulate`, with standard errors and confidence
     intervals (:meth:`RaceResult.confidence_interval`). Such a result says
     ``exact=False``; it never claims to be exact.
 
@@ -33,19 +33,20 @@ from __future__ import annotations
 import itertools
 import math
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from .analysis import analyze
-from .board import Board
-from .distribution import DEFAULT_TAIL, LengthDistribution
-from .errors import GameError, RuleError, SnlError
-from .model import turn_model
-from .race_bump import joint_race, resting_squares
-from .race_independent import independent_race
-from .rules import MODES, Rules
+from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
+from ..analysis.single import analyze
+from ..board import Board
+from ..chain.model import turn_model
+from ..errors import GameError, RuleError, SnlError
+from ..rules import MODES, Rules
+from .bump import joint_race, resting_squares
+from .independent import independent_race
 
 __all__ = [
     "RaceResult",
@@ -480,9 +481,11 @@ def race(
 
 
 def _monte_carlo(common: dict[str, Any], games: int, rng: Any, progress: bool) -> RaceResult:
-    from .race_montecarlo import monte_carlo_race
+    from .montecarlo import monte_carlo_race
 
     figures = monte_carlo_race(
         common["board"], common["rules"], common["players"], common["mode"], int(games), rng=rng, progress=progress
     )
-    return RaceResult(**common, method=f"Monte Carlo: {int(games)} games, 95% CI", exact=False, games=int(games), **figures)
+    return RaceResult(
+        **common, method=f"Monte Carlo: {int(games)} games, 95% CI", exact=False, games=int(games), **figures
+    )

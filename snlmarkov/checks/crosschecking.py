@@ -1,7 +1,7 @@
 """Cross-check: do simulated games agree with the exact single-player analysis?
 
-The simulator (:mod:`snlmarkov.simulation`) rolls dice; the analysis
-(:mod:`snlmarkov.analysis`) solves the Markov chain. They share no probability
+The simulator (:mod:`snlmarkov.sim.core`) rolls dice; the analysis
+(:mod:`snlmarkov.analysis.single`) solves the Markov chain. They share no probability
 code, so agreement tests both. :func:`crosscheck` simulates solo games and
 runs four tests against the exact figures:
 
@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .analysis import Analysis, analyze
-from .board import Board
-from .errors import GameError, SnlError
-from .rules import Rules
-from .simulation import _checked, play, progress_bar
+from ..analysis.single import Analysis, analyze
+from ..board import Board
+from ..errors import GameError, SnlError
+from ..rules import Rules
+from ..sim.core import _checked, play, progress_bar
 
 __all__ = ["crosscheck", "CrosscheckReport", "Check"]
 
@@ -178,7 +178,9 @@ class CrosscheckReport:
             f"  mean rolls  {self.mean_rolls:12.4f}   exact {self.exact_mean_rolls:12.4f}",
         ]
         for c in self.checks:
-            lines.append(f"  [{'pass' if c.passed else 'FAIL'}] {c.name:18s} p = {c.p_value:.3g} (alpha {c.alpha:.2g}): {c.detail}")
+            lines.append(
+                f"  [{'pass' if c.passed else 'FAIL'}] {c.name:18s} p = {c.p_value:.3g} (alpha {c.alpha:.2g}): {c.detail}"
+            )
         if self.n_truncated:
             lines.append(f"  [FAIL] {self.n_truncated} games reached the turn limit")
         lines.append(f"verdict: {'PASSED' if self.passed else 'FAILED'} at overall alpha {self.alpha:g}")
@@ -264,7 +266,7 @@ def crosscheck(
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.crosschecking import crosscheck
+    >>> from snlmarkov.checks.crosschecking import crosscheck
     >>> report = crosscheck(Board.builtin(), Rules.preset("plain"), 40_000, rng=1)
     >>> report.passed, [c.name for c in report.checks]
     (True, ['mean turns', 'mean rolls', 'turn distribution', 'landings'])
@@ -313,8 +315,10 @@ def crosscheck(
 
     # ---- mean turns (exact variance)
     mean_turns = float(turns_all.mean())
-    z_turns = (mean_turns - exact.expected_turns) / math.sqrt(exact.var_turns / n) if exact.var_turns > 0 else (
-        0.0 if mean_turns == exact.expected_turns else math.inf
+    z_turns = (
+        (mean_turns - exact.expected_turns) / math.sqrt(exact.var_turns / n)
+        if exact.var_turns > 0
+        else (0.0 if mean_turns == exact.expected_turns else math.inf)
     )
     p = _two_sided_normal(z_turns)
     mean_check = Check("mean turns", abs(z_turns), p, share, p > share, f"z = {z_turns:+.2f}")
@@ -341,13 +345,10 @@ def crosscheck(
     flagged = tuple(int(s) for s in np.flatnonzero(p_holm <= share))
     worst = int(np.argmax(np.abs(t_stat)))
     tested = int(np.count_nonzero(tested_mask))
-    land_detail = (
-        f"{tested} squares tested; largest |t| = {np.max(np.abs(t_stat)):.2f} on square {worst}"
-        + (f"; disagree on {list(flagged)}" if flagged else "")
+    land_detail = f"{tested} squares tested; largest |t| = {np.max(np.abs(t_stat)):.2f} on square {worst}" + (
+        f"; disagree on {list(flagged)}" if flagged else ""
     )
-    land_check = Check(
-        "landings", float(np.max(np.abs(t_stat))), float(p_holm.min()), share, not flagged, land_detail
-    )
+    land_check = Check("landings", float(np.max(np.abs(t_stat))), float(p_holm.min()), share, not flagged, land_detail)
 
     return CrosscheckReport(
         board=board,
@@ -388,7 +389,11 @@ def _turn_distribution(turns: np.ndarray, exact: Analysis, alpha: float) -> Chec
     if impossible.size:
         k = int(impossible[0])
         return Check(
-            "turn distribution", math.inf, 0.0, alpha, False,
+            "turn distribution",
+            math.inf,
+            0.0,
+            alpha,
+            False,
             f"{int(inside[impossible].sum())} games took a number of turns the model calls impossible (e.g. {k})",
         )
     expected = n * length.probabilities

@@ -3,8 +3,8 @@
 :class:`Game` only throws a die (a seeded generator or a scripted list of
 rolls) and applies the rules roll by roll; it shares no probability code with
 the transition matrices, so it can be used to check them. Every step is logged
-as an event (:mod:`snlmarkov.events`), and :meth:`Game.record` gives a
-:class:`~snlmarkov.record.GameRecord` that :meth:`Game.replay` plays again
+as an event (:mod:`snlmarkov.game.events`), and :meth:`Game.record` gives a
+:class:`~snlmarkov.game.record.GameRecord` that :meth:`Game.replay` plays again
 exactly.
 
 Examples
@@ -22,13 +22,14 @@ Move(seat=1, turn=1, start=0, end=4)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
-from .board import Board
-from .errors import DiceError, GameError
+from ..board import Board
+from ..errors import DiceError, GameError
+from ..rules import MODES, Rules
 from .events import (
     BonusRoll,
     Bounce,
@@ -48,69 +49,10 @@ from .events import (
     Snake,
     _is_int,
 )
-from .rules import MODES, Rules
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .record import GameRecord
+from .record import GameRecord
+from .seats import COLOURS, Seat, _make_seats
 
 __all__ = ["Game", "Seat", "MODES", "COLOURS"]
-
-#: Default token colours, given to seats in order (then cycling).
-COLOURS = ("red", "blue", "green", "yellow", "purple", "orange")
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A player at the table: a name and a token colour.
-
-    Parameters
-    ----------
-    name : str
-        The player's name (not empty; surrounding spaces are removed).
-    colour : str
-        The token's colour (not empty).
-
-    Examples
-    --------
-    >>> Seat("Ann", "red")
-    Seat(name='Ann', colour='red')
-    >>> Seat.default(7)
-    Seat(name='Player 8', colour='blue')
-    """
-
-    name: str
-    colour: str
-
-    def __post_init__(self) -> None:
-        for attr in ("name", "colour"):
-            value = getattr(self, attr)
-            if not isinstance(value, str) or not value.strip():
-                raise GameError(f"a seat's {attr} must be a non-empty string; got {value!r}")
-            object.__setattr__(self, attr, value.strip())
-
-    @classmethod
-    def default(cls, index: int, name: str | None = None) -> "Seat":
-        """The seat at 0-based ``index`` with default name ``"Player <index+1>"``
-        (unless ``name`` is given) and colour ``COLOURS[index % 6]``.
-
-        Examples
-        --------
-        >>> Seat.default(0), Seat.default(1, "Bob")
-        (Seat(name='Player 1', colour='red'), Seat(name='Bob', colour='blue'))
-        """
-        if not _is_int(index) or index < 0:
-            raise GameError(f"a seat index must be an integer >= 0; got {index!r}")
-        return cls(f"Player {index + 1}" if name is None else name, COLOURS[index % len(COLOURS)])
-
-    def to_dict(self) -> dict[str, str]:
-        """The seat as plain data (round-trips through ``Seat(**d)``).
-
-        Examples
-        --------
-        >>> Seat("Ann", "red").to_dict()
-        {'name': 'Ann', 'colour': 'red'}
-        """
-        return {"name": self.name, "colour": self.colour}
 
 
 class Game:
@@ -360,7 +302,7 @@ class Game:
         Returns
         -------
         list of Event
-            A single :class:`~snlmarkov.events.Skip`.
+            A single :class:`~snlmarkov.game.events.Skip`.
 
         Examples
         --------
@@ -377,7 +319,7 @@ class Game:
         self._end_turn(seat, events)
         return events
 
-    def play(self, max_turns: int = 10_000) -> "GameRecord":
+    def play(self, max_turns: int = 10_000) -> GameRecord:
         """Play turns until the game is over and return its record.
 
         Parameters
@@ -411,8 +353,8 @@ class Game:
         raise GameError(f"the game is not over after {max_turns} turns (max_turns={max_turns})")
 
     # ------------------------------------------------------------ records
-    def record(self) -> "GameRecord":
-        """The game so far as a :class:`~snlmarkov.record.GameRecord`.
+    def record(self) -> GameRecord:
+        """The game so far as a :class:`~snlmarkov.game.record.GameRecord`.
 
         Examples
         --------
@@ -422,8 +364,6 @@ class Game:
         >>> game.record().dice, game.record().positions
         ((4,), (4,))
         """
-        from .record import GameRecord
-
         return GameRecord(
             board=self._board,
             rules=self._rules,
@@ -436,7 +376,7 @@ class Game:
         )
 
     @classmethod
-    def replay(cls, record: "GameRecord") -> "Game":
+    def replay(cls, record: GameRecord) -> Game:
         """Play a recorded game again with its board, rules, seats, mode and dice.
 
         Turns the record logs as skipped are skipped again. The replay stops
@@ -463,8 +403,6 @@ class Game:
         >>> again.log == record.log, again.record() == record
         (True, True)
         """
-        from .record import GameRecord
-
         if not isinstance(record, GameRecord):
             raise GameError(f"replay needs a GameRecord; got {type(record).__name__}")
         game = cls(record.board, record.rules, list(record.seats), record.mode, dice=record.dice)
@@ -591,28 +529,3 @@ class Game:
         if nxt <= seat:
             self._round += 1
         self._current = nxt
-
-
-def _make_seats(players: Any) -> tuple[Seat, ...]:
-    """Seats from a count or from a sequence of names and Seats."""
-    if _is_int(players):
-        if players < 1:
-            raise GameError(f"players must be at least 1; got {players}")
-        return tuple(Seat.default(i) for i in range(int(players)))
-    if isinstance(players, (str, bytes)) or not isinstance(players, Iterable):
-        raise GameError(f"players must be a count or a list of names or Seats; got {players!r}")
-    seats = []
-    for i, item in enumerate(players):
-        if isinstance(item, Seat):
-            seats.append(item)
-        elif isinstance(item, str):
-            seats.append(Seat.default(i, item))
-        else:
-            raise GameError(f"players[{i}] must be a name or a Seat; got {item!r}")
-    if not seats:
-        raise GameError("players must name at least one seat")
-    names = [s.name for s in seats]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise GameError(f"seat names must be distinct; {dup[0]!r} is used twice")
-    return tuple(seats)

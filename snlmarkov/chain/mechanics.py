@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import Board
-from .rules import Rules
+from ..board import Board
+from ..rules import Rules
 
 __all__ = ["RollOutcomes", "RollSlots", "one_roll", "roll_slots", "index_dtype"]
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .distribution import LengthDistribution
+from ..analysis.distribution import LengthDistribution
 
 __all__ = ["independent_race"]
 
@@ -56,7 +56,7 @@ def independent_race(length: LengthDistribution, players: int, mode: str) -> dic
     Returns
     -------
     dict
-        Keyword arguments for :class:`snlmarkov.races.RaceResult`:
+        Keyword arguments for :class:`snlmarkov.races.core.RaceResult`:
         ``win_probability``, ``place_probability``, ``order_probability``,
         ``rounds_distribution``, ``turns_distribution``.
 
@@ -66,7 +66,7 @@ def independent_race(length: LengthDistribution, players: int, mode: str) -> dic
     seat 0 wins with probability ``(1/2) / (1 - 1/4) = 2/3``.
 
     >>> import numpy as np
-    >>> from snlmarkov.distribution import LengthDistribution
+    >>> from snlmarkov.analysis.distribution import LengthDistribution
     >>> r = np.arange(200)
     >>> geo = LengthDistribution(np.where(r > 0, 0.5 ** r, 0.0), tail_mass=0.5 ** 199)
     >>> out = independent_race(geo, 2, "classic")

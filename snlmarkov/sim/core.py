@@ -2,15 +2,15 @@
 
 :func:`simulate` plays many games at once with numpy, rolling real dice and
 applying the rules of ``RULES.md`` step by step; it shares no code with the
-transition matrices, so comparing the two (:mod:`snlmarkov.crosschecking`) tests
+transition matrices, so comparing the two (:mod:`snlmarkov.checks.crosschecking`) tests
 both.
 
 How it is fast: the rules are first applied once to every (square, dice)
-combination a step can meet (:mod:`snlmarkov.simulate_tables`); a step of a
+combination a step can meet (:mod:`snlmarkov.sim.tables`); a step of a
 game is then one uniform random integer, standing for several independent die
 rolls, and one table look-up. Solo games run in a pool kept full as games
-finish (:mod:`snlmarkov.simulate_solo`); races of several seats run round by
-round (:mod:`snlmarkov.simulate_multi`).
+finish (:mod:`snlmarkov.sim.solo`); races of several seats run round by
+round (:mod:`snlmarkov.sim.multi`).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .board import Board
-from .errors import BoardError, GameError, RuleError
-from .rules import MODES, Rules
-from .simulate_multi import play_multi
-from .simulate_solo import play_solo
-from .simulate_tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
+from ..board import Board
+from ..errors import BoardError, GameError, RuleError
+from ..rules import MODES, Rules
+from .multi import play_multi
+from .solo import play_solo
+from .tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
 
 __all__ = ["simulate", "SimulationResult", "MODES", "play", "progress_bar"]
 
@@ -88,7 +88,7 @@ class SimulationResult:
     Examples
     --------
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulation import simulate
+    >>> from snlmarkov.sim.core import simulate
     >>> r = simulate(Board(3), Rules.preset("plain"), 1000, rng=1)
     >>> r.games, r.turns.shape, r.n_truncated
     (1000, (1000,), 0)
@@ -179,7 +179,7 @@ class SimulationResult:
         Examples
         --------
         >>> from snlmarkov import Board, Rules
-        >>> from snlmarkov.simulation import simulate
+        >>> from snlmarkov.sim.core import simulate
         >>> r = simulate(Board(2), Rules.preset("plain"), 10, players=3, rng=0)
         >>> float(r.win_frequencies().sum())
         1.0
@@ -193,7 +193,7 @@ class SimulationResult:
         Examples
         --------
         >>> from snlmarkov import Board, Rules
-        >>> from snlmarkov.simulation import simulate
+        >>> from snlmarkov.sim.core import simulate
         >>> r = simulate(Board(2), Rules.preset("plain"), 100, players=2,
         ...              mode="last_one_standing", rng=0)
         >>> r.place_frequencies().sum(axis=1).tolist()   # every seat is placed in every game
@@ -401,7 +401,7 @@ def simulate(
     last one turn; four players racing to the end are all placed:
 
     >>> from snlmarkov import Board, Rules
-    >>> from snlmarkov.simulation import simulate
+    >>> from snlmarkov.sim.core import simulate
     >>> r = simulate(Board(2), Rules.preset("plain"), 100_000, rng=7)
     >>> int(r.turns.min()), r.n_truncated
     (1, 0)

@@ -5,7 +5,7 @@ positions of all unfinished tokens and the seat to move. Its structure makes
 it cheap to run forwards without ever forming its matrix:
 
 - A seat's turn moves only its own token: the square where the turn ends has
-  the distribution of row ``p`` of :func:`snlmarkov.model.turn_model`
+  the distribution of row ``p`` of :func:`snlmarkov.chain.model.turn_model`
   (the rolls inside a turn do not depend on the other tokens; only the
   final resting square counts). So one turn is the sparse turn matrix
   applied along one axis of the joint probability tensor, then the bump:
@@ -45,9 +45,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from .distribution import LengthDistribution
-from .errors import SnlError
-from .model import TransitionModel
+from ..analysis.distribution import LengthDistribution
+from ..chain.model import TransitionModel
+from ..errors import SnlError
 
 __all__ = ["JointMover", "joint_race", "resting_squares"]
 
@@ -129,7 +129,7 @@ class JointMover:
     _tables: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, model: TransitionModel, rules: Any) -> "JointMover":
+    def of(cls, model: TransitionModel, rules: Any) -> JointMover:
         """Build the mover from a turn model and its rules."""
         squares = resting_squares(model, rules.bump_to)
         n = model.absorbing
@@ -219,7 +219,9 @@ class JointMover:
             moved = y[row, :, col]  # (entries, batch)
             y[row, :, col] = 0.0
             where = (col[:, None] + width * np.arange(batch)[None, :]).ravel()
-            y[self.bump_index] += np.bincount(where, weights=moved.ravel(), minlength=batch * width).reshape(batch, width)
+            y[self.bump_index] += np.bincount(where, weights=moved.ravel(), minlength=batch * width).reshape(
+                batch, width
+            )
         return np.ascontiguousarray(y[:n].transpose(1, 2, 0)).reshape(batch, n * width), out
 
 
@@ -247,7 +249,9 @@ class _Stall:
 
     def check(self, rnd: int, alive: float) -> None:
         if rnd > self.max_rounds:
-            raise SnlError(f"the race had not ended after {self.max_rounds} rounds (probability {alive:.3g} still in play)")
+            raise SnlError(
+                f"the race had not ended after {self.max_rounds} rounds (probability {alive:.3g} still in play)"
+            )
         if rnd % STALL_WINDOW == 0:
             if alive > self.last * (1.0 - 1e-9):
                 raise SnlError(
@@ -285,7 +289,7 @@ def joint_race(
     Returns
     -------
     dict
-        Keyword arguments for :class:`snlmarkov.races.RaceResult`.
+        Keyword arguments for :class:`snlmarkov.races.core.RaceResult`.
 
     Examples
     --------
@@ -334,7 +338,9 @@ def _classic(mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _S
     }
 
 
-def _last_one_standing(mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall) -> dict[str, Any]:
+def _last_one_standing(
+    mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall
+) -> dict[str, Any]:
     seats = tuple(range(k))
     drop = tail * DROP_FRACTION
     # round clock: tensors by finishing order so far (all share the clock of the full tensor)

@@ -1,0 +1,20 @@
+"""Single-token analysis built on :mod:`snlmarkov.chain`: :func:`analyze`, the
+exact length distribution (:class:`LengthDistribution`) and hitting
+probabilities.
+"""
+
+from __future__ import annotations
+
+from .distribution import DEFAULT_TAIL, LengthDistribution
+from .hitting import hit_probabilities
+from .single import Analysis, JumpEffect, analyze, expected_turns
+
+__all__ = [
+    "Analysis",
+    "DEFAULT_TAIL",
+    "JumpEffect",
+    "LengthDistribution",
+    "analyze",
+    "expected_turns",
+    "hit_probabilities",
+]

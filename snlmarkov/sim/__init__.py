@@ -1,0 +1,9 @@
+"""The vectorised Monte Carlo simulator: :func:`simulate` and its step tables.
+Depends on the configuration only; it shares no code with the matrices.
+"""
+
+from __future__ import annotations
+
+from .core import SimulationResult, simulate
+
+__all__ = ["SimulationResult", "simulate"]
