@@ -200,10 +200,14 @@ class GameState:
                 raise GameError(f"GameState.positions[{i}] = {p} is off the board (squares 0..{size})")
         home = [i for i, p in enumerate(self.positions) if p == size]
         if mode == "classic" and len(home) > 1:
-            raise GameError(f"GameState.positions: seats {home[0]} and {home[1]} are both home; classic ends at the first")
+            raise GameError(
+                f"GameState.positions: seats {home[0]} and {home[1]} are both home; classic ends at the first"
+            )
         for seat in self.places:
             if self.positions[seat] != size:
-                raise GameError(f"GameState.places lists seat {seat}, whose token is on {self.positions[seat]}, not the finish {size}")
+                raise GameError(
+                    f"GameState.places lists seat {seat}, whose token is on {self.positions[seat]}, not the finish {size}"
+                )
         if not (mode == "classic" and not self.places):
             for i in home:
                 if i not in self.places:

@@ -118,7 +118,9 @@ def test_simulate_from_a_state():
     # seat 1 wins on the first turn with probability 1/2, else seat 0 next (round 2) with 1/2, ...: 2/3 for seat 1
     assert abs(sim.win_frequencies()[1] - 2 / 3) < 5 * np.sqrt(2 / 9 / 4000)
     # a won game under last one standing keeps the place of the finished seat
-    sim = snl.simulate(board, rules, 500, players=3, mode="last_one_standing", start=GameState((10, 9, 0), 1, (0,)), rng=2)
+    sim = snl.simulate(
+        board, rules, 500, players=3, mode="last_one_standing", start=GameState((10, 9, 0), 1, (0,)), rng=2
+    )
     assert (sim.place[:, 0] == 1).all() and sim.finished.all() and (sim.winner == 0).all()
     with pytest.raises(GameError, match="over"):
         snl.simulate(board, rules, 10, players=2, start=GameState((10, 3)))

@@ -389,11 +389,11 @@ class GameRecord:
 
 
 def _summarise(
-    log: tuple[Event, ...], n_seats: int, start: GameState
+    log: tuple[Event, ...], n_seats: int, begin: GameState
 ) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
-    """Walk the log turn by turn from ``start``: the turn summaries, final positions and finishing order."""
-    positions = list(start.positions)
-    finished: list[int] = list(start.places)
+    """Walk the log turn by turn from ``begin``: the turn summaries, final positions and finishing order."""
+    positions = list(begin.positions)
+    finished: list[int] = list(begin.places)
     turns: list[TurnSummary] = []
     i = 0
     while i < len(log):
