@@ -120,7 +120,7 @@ class AbsorbingSystem:
 
     model: TransitionModel
     states: np.ndarray = field(repr=False)
-    _lu: Any = field(repr=False)  # a SuperLU-like object with .solve(b, trans=...)
+    _lu: Any = field(repr=False)  # a BlockLU
     _whole: bool = field(repr=False, default=False)
 
     @classmethod
@@ -163,7 +163,7 @@ class AbsorbingSystem:
 
     def _run(self, b: np.ndarray, transposed: bool) -> np.ndarray:
         b = np.asarray(b, dtype=float)
-        lu: BlockLU = self._lu  # type: ignore[assignment]
+        lu: BlockLU = self._lu
         run = lu.solve_transposed if transposed else lu.solve
         if not self._whole:
             return run(b)
