@@ -526,8 +526,8 @@ class RoomManager:
 
     def create(
         self,
-        kind: str,
-        seats: list[dict[str, Any]],
+        kind: Any,
+        seats: Any,
         *,
         board: str | None = None,
         rules: Any = None,
