@@ -577,8 +577,8 @@ class RoomManager:
 
     async def store_game(self, room: Room, status: str) -> int:
         """Write the room's game to the store (in a worker thread); its id, 0 with no store."""
-        if self.store is None or room.game is None:
-            return 0
+        if self.store is None or room.game is None or room.game.total_turns == 0:
+            return 0  # nothing to store: no game, or not a single turn played
         record = room.game.record()
         try:
             game_id = await asyncio.to_thread(self.store.add, record, room=room.id, status=status)

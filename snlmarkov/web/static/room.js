@@ -170,7 +170,8 @@
   function renderSeats() {
     const list = $("seat-cards"), mine = mySeats(), odds = st.odds || { win: [], method: "none" };
     list.innerHTML = "";
-    $("odds-label").textContent = odds.method === "none" ? "(no exact odds for these rules)" :
+    $("odds-label").textContent = st.status === "lobby" || st.status === "starting" ? "" :
+      odds.method === "none" ? "(no exact odds for these rules)" :
       odds.method === "exact" ? "exact chance to win" : "≈ chance to win";
     st.seats.forEach((s, i) => {
       const place = st.finished.indexOf(i);
