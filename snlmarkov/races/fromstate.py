@@ -220,7 +220,12 @@ def finished_figures(state: GameState, mode: str) -> dict[str, Any]:
 
 
 def independent_from(
-    lengths: list[tuple[np.ndarray, float]], state: GameState, mode: str, *, order_probabilities: bool = True
+    lengths: list[tuple[np.ndarray, float]],
+    state: GameState,
+    mode: str,
+    *,
+    order_probabilities: bool = True,
+    places_only: bool = False,
 ) -> dict[str, Any]:
     """Exact race figures from ``state`` for tokens that do not interact.
 
@@ -236,6 +241,9 @@ def independent_from(
         Compute every finishing order (``players!`` of them under last one
         standing, the costly part); when False, only orders of one racing
         seat are filled in exactly and the others are left at 0.
+    places_only : bool, default False
+        Return only ``win_probability`` and ``place_probability`` (no
+        orders, no length distributions): the quick query.
 
     Returns
     -------
@@ -274,6 +282,10 @@ def independent_from(
         ahead = np.cumprod(np.vstack([np.ones(horizon + 1), s[:-1]]), axis=0)  # positions before j: S(r)
         behind = np.cumprod(np.vstack([np.ones(horizon + 1), s_prev[::-1][:-1]]), axis=0)[::-1]  # after j: S(r-1)
         win = f * ahead * behind
+        if places_only:
+            p = np.zeros(k)
+            p[list(order)] = win.sum(axis=1)
+            return {"win_probability": p, "place_probability": p[:, None].copy()}
         tail = float(np.prod(s[:, -1]))
         rounds_pmf = np.zeros(horizon + 2)
         turns_pmf = np.zeros(horizon * m + 1)
@@ -293,6 +305,25 @@ def independent_from(
     done = len(state.places)
     cdf = np.cumsum(f, axis=1)
     cdf_prev = np.hstack([np.zeros((m, 1)), cdf[:, :-1]])
+    # places: position j is placed done + 1 + (positions finishing ahead of it); position l < j is ahead of a
+    # finish on j's r-th turn when K_l <= r, position l > j when K_l <= r - 1
+    place = np.zeros((k, k))
+    for j in range(m):
+        counts = np.ones((horizon + 1, 1))
+        for other in range(m):
+            if other == j:
+                continue
+            q = cdf[other] if other < j else cdf_prev[other]
+            grown = np.empty((horizon + 1, counts.shape[1] + 1))
+            grown[:, :-1] = counts * (1.0 - q)[:, None]
+            grown[:, -1] = 0.0
+            grown[:, 1:] += counts * q[:, None]
+            counts = grown
+        place[order[j], done : done + m] = f[j] @ counts
+    for i, seat in enumerate(state.places):
+        place[seat, i] = 1.0
+    if places_only:
+        return {"win_probability": place[:, 0].copy(), "place_probability": place}
     tail_all = float(-np.expm1(np.sum(np.log1p(-tails))))
     # rounds left: max_j (K_j + wrap_j); P(max = r) telescoped so that no two close numbers are subtracted
     shifted = np.zeros((m, horizon + 2))
@@ -311,22 +342,6 @@ def independent_from(
     turns_pmf = np.array([1.0])
     for j in range(m):
         turns_pmf = np.convolve(turns_pmf, f[j])
-    # places: position j is placed done + 1 + (positions finishing ahead of it); position l < j is ahead of a
-    # finish on j's r-th turn when K_l <= r, position l > j when K_l <= r - 1
-    place = np.zeros((k, k))
-    for j in range(m):
-        counts = np.ones((horizon + 1, 1))
-        for other in range(m):
-            if other == j:
-                continue
-            q = cdf[other] if other < j else cdf_prev[other]
-            grown = np.zeros((horizon + 1, counts.shape[1] + 1))
-            grown[:, :-1] += counts * (1.0 - q)[:, None]
-            grown[:, 1:] += counts * q[:, None]
-            counts = grown
-        place[order[j], done : done + m] = f[j] @ counts
-    for i, seat in enumerate(state.places):
-        place[seat, i] = 1.0
     orders = {o: 0.0 for o in itertools.permutations(range(k))}
     prefix = tuple(state.places)
     if m == 1:

@@ -279,7 +279,23 @@ class Odds:
         >>> snl.Odds(players=3).win_probability(snl.GameState((50, 60, 70), to_move=2)).round(3).tolist()
         [0.264, 0.306, 0.43]
         """
-        return self._result(self.check(state), orders=False).win_probability
+        return self._places(self.check(state))[0]
+
+    def place_probability(self, state: GameState) -> np.ndarray:
+        """``[seat, place - 1]`` from ``state``: one column (the win) in classic, all places under last one standing."""
+        return self._places(self.check(state))[1]
+
+    def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
+        """Win and place probabilities only (no orders, no distributions)."""
+        if not state.is_over(self.board, self.mode):
+            order, _ = play_order(state)
+            if self._table is None or len(order) == 1:
+                fp = self._passage
+                lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
+                out = independent_from(lengths, state, self.mode, places_only=True)
+                return out["win_probability"], out["place_probability"]
+        r = self._result(state, orders=False)
+        return r.win_probability, r.place_probability
 
     def _common(self) -> dict[str, Any]:
         return {"board": self.board, "rules": self.rules, "players": self.players, "mode": self.mode}
@@ -307,7 +323,7 @@ class Odds:
         for step in range(m):
             flat = flat * n + self._index[state.positions[racing[(j + step) % m]]]
         chain = self._table.chains[m]
-        vals = dict(zip(chain.names, chain.values[j][:, flat]))
+        vals = dict(zip(chain.names, chain.values[j][flat]))
         expected_turns = float(vals["turns"])
         expected_rounds = 1.0 + float(vals["wraps"])
         if self.mode == "classic":
@@ -381,9 +397,7 @@ class Odds:
         win = np.zeros((len(states), self.players))
         place = np.zeros((len(states), self.players, places))
         for i, state in enumerate(states):
-            r = self._result(state, orders=False)
-            win[i] = r.win_probability
-            place[i] = r.place_probability
+            win[i], place[i] = self._places(state)
         expected = place @ np.arange(1, places + 1) if self.mode == "last_one_standing" else np.full(win.shape, np.nan)
         for a in (win, place, expected):
             a.setflags(write=False)

@@ -53,9 +53,10 @@ SOLVE_RTOL = 1e-14
 class ChainValues:
     """Values of the chain of ``m`` racing tokens.
 
-    ``values[j]`` has shape ``(len(names), n**m)``: row ``names.index(v)``
+    ``values[j]`` has shape ``(n**m, len(names))``: column ``names.index(v)``
     is value ``v`` with relabelled seat ``j`` to move, the tensor's axes
-    starting at seat ``j`` and going on in playing order.
+    starting at seat ``j`` and going on in playing order (so one joint
+    state's values are one contiguous row).
     """
 
     m: int
@@ -89,24 +90,27 @@ class _Backward:
     def turn(self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray) -> np.ndarray:
         """Values before one turn of the seat on axis 0.
 
-        ``nxt``: ``(b, n**m)`` values after the turn, axes from the next seat
-        on, the mover last (the layout :meth:`JointMover.move` returns);
-        ``finish``: ``(b, n**(m-1))`` value when the mover finishes, axes
-        from the next seat; ``add_moved``: ``(b,)`` paid when the mover does
-        not finish. Returns ``(b, n**m)`` with the mover's axis first.
+        ``nxt``: ``(n**m, b)`` values after the turn, the tensor's axes from
+        the next seat on and the mover last (the layout
+        :meth:`JointMover.move` returns), one column per value; ``finish``:
+        ``(n**(m-1), b)`` values when the mover finishes, axes from the next
+        seat; ``add_moved``: ``(b,)`` paid when the mover does not finish.
+        Returns ``(n**m, b)`` with the mover's axis first. One transposed
+        copy and one sparse product: the values of a joint state stay
+        contiguous, so the product writes the mover-first layout directly.
         """
         n = self.n
         width = n ** (m - 1)
-        b = nxt.shape[0]
-        w = np.empty((n + 1, b, width))
-        w[:n] = nxt.reshape(b, width, n).transpose(2, 0, 1)
-        w[:n] += add_moved[None, :, None]
+        b = nxt.shape[1]
+        w = np.empty((n + 1, width, b))
+        np.copyto(w[:n], nxt.reshape(width, n, b).transpose(1, 0, 2))
+        if add_moved.any():
+            w[:n] += add_moved
         w[n] = finish
         if self.mover.bump and m > 1:
             _, row, col = self.mover._bump_table(m)
-            w[row, :, col] = w[self.mover.bump_index][:, col].T
-        out = self.step_t @ w.reshape(n + 1, b * width)
-        return np.ascontiguousarray(out.reshape(n, b, width).transpose(1, 0, 2)).reshape(b, n * width)
+            w[row, col] = w[self.mover.bump_index, col]
+        return (self.step_t @ w.reshape(n + 1, width * b)).reshape(n * width, b)
 
 
 def _single_turns(mover: JointMover) -> np.ndarray:
@@ -127,7 +131,7 @@ def _solve_chain(
 ) -> tuple[ChainValues, int]:
     """Solve the values ``names`` of the ``m``-token chain.
 
-    ``finish_of(j)`` gives the ``(len(names), n**(m-1))`` values when seat
+    ``finish_of(j)`` gives the ``(n**(m-1), len(names))`` values when seat
     ``j`` finishes; ``turn_pay`` is paid per turn, ``wrap_pay`` per turn of
     seat ``m-1`` that does not finish (play passes back to seat 0: a new
     round).
@@ -136,57 +140,99 @@ def _solve_chain(
     size = n**m
     b = len(names)
     finishes = [finish_of(j) for j in range(m)]
-    zero_fin = np.zeros((1, n ** (m - 1)))
-    zero_pay = np.zeros(1)
 
-    def sweep(x: np.ndarray, constant: bool, rows: slice | None = None) -> list[np.ndarray]:
-        """Backward round from ``x`` (seat 0 to move next round): values with each seat to move."""
+    def sweep(x: np.ndarray, constant: bool) -> list[np.ndarray]:
+        """Backward round from ``x`` (seat 0 to move next round): values with each seat to move.
+
+        ``constant`` adds what the turns pay; without it the round is the linear map ``A``.
+        """
         out: list[np.ndarray] = [np.empty(0)] * m
         cur = x
+        cols = x.shape[1]
+        zero_fin, zero_pay = np.zeros((n ** (m - 1), cols)), np.zeros(cols)
         for j in range(m - 1, -1, -1):
             if constant:
-                fin = finishes[j] if rows is None else finishes[j][rows]
-                pay = wrap_pay if j == m - 1 else 0.0 * wrap_pay
-                pay = pay if rows is None else pay[rows]
-                every = turn_pay if rows is None else turn_pay[rows]
+                fin, pay = finishes[j], (wrap_pay if j == m - 1 else 0.0 * wrap_pay)
             else:
-                fin, pay, every = zero_fin, zero_pay, zero_pay
+                fin, pay = zero_fin, zero_pay
             cur = back.turn(cur, m, fin, pay)
-            if constant and every.any():
-                cur += every[:, None]
+            if constant:
+                cur += turn_pay
             out[j] = cur
         return out
 
-    iterations = 0
-    solved = np.empty((b, size))
-    for i in range(b):
-        c = sweep(np.zeros((1, size)), True, slice(i, i + 1))[0][0]
-        if not np.any(c):
-            solved[i] = 0.0
-            continue
-        count = [0]
+    c = sweep(np.zeros((size, b)), True)[0]
+    rounds = [0]
 
-        def matvec(v: np.ndarray, count: list[int] = count) -> np.ndarray:
-            count[0] += 1
-            v = np.asarray(v).reshape(1, size)
-            return (v - sweep(v, False)[0]).ravel()
+    def apply(v: np.ndarray) -> np.ndarray:
+        """``(I - A) v`` for a batch of value tensors (one backward round)."""
+        rounds[0] += 1
+        return v - sweep(v, False)[0]
 
-        op = spla.LinearOperator((size, size), matvec=matvec, dtype=float)
-        x, info = _krylov(op, c, maxiter)
-        if info != 0:
-            res = np.abs(matvec(x) - c).max()
-            if res > 1e-12 * max(1.0, np.abs(c).max()):
-                raise SnlError(f"the value equations of the {m}-token bump chain did not converge (residual {res:.3g})")
-        iterations += count[0]
-        solved[i] = x
+    solved = _bicgstab(apply, c, maxiter)
+    if solved is None:
+        raise SnlError(f"the value equations of the {m}-token bump chain did not converge in {maxiter} steps")
+    iterations = rounds[0]
     values = sweep(solved, True)
     return ChainValues(m=m, names=names, values=tuple(values)), iterations
 
 
-def _krylov(op: spla.LinearOperator, c: np.ndarray, maxiter: int) -> tuple[np.ndarray, int]:
-    """BiCGSTAB on ``(I - A) x = c``: two rounds per step and no growing basis (GMRES's
-    orthogonalisation costs more than the rounds here, and restarted GMRES stalls)."""
-    return spla.bicgstab(op, c, x0=c.copy(), rtol=SOLVE_RTOL, atol=0.0, maxiter=maxiter)
+def _dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Column-wise dot products (no BLAS threads: they only contend on a busy machine)."""
+    return np.einsum("ij,ij->j", a, b)
+
+
+def _bicgstab(apply: Any, c: np.ndarray, maxiter: int) -> np.ndarray | None:
+    """Solve ``apply(x) = c`` for every column of ``c`` at once by BiCGSTAB (van der Vorst, 1992).
+
+    Each column has its own scalars; a column that has converged (residual below
+    ``SOLVE_RTOL`` times its right-hand side) is left as it is. Two
+    applications of the operator per step and no growing basis: restarted
+    GMRES stalls on these systems, and its orthogonalisation costs more than
+    the rounds. Returns None if some row has not converged in ``maxiter`` steps.
+    """
+    x = c.copy()
+    r = c - apply(x)
+    r_hat = r.copy()
+    goal = SOLVE_RTOL * np.sqrt(_dots(c, c))
+    active = np.sqrt(_dots(r, r)) > goal
+    rho = alpha = omega = np.ones(c.shape[1])
+    v = np.zeros_like(c)
+    p = np.zeros_like(c)
+    s = np.empty_like(c)
+    tmp = np.empty_like(c)
+    for _ in range(maxiter):
+        if not active.any():
+            return x
+        rho_new = _dots(r_hat, r)
+        stuck = active & (np.abs(rho_new) < 1e-300)
+        if stuck.any():  # breakdown: restart those columns from their residual
+            r_hat[:, stuck] = r[:, stuck]
+            rho_new[stuck] = _dots(r[:, stuck], r[:, stuck])
+            p[:, stuck] = 0.0
+            v[:, stuck] = 0.0
+        beta = np.where(active, (rho_new / np.where(rho == 0, 1, rho)) * (alpha / np.where(omega == 0, 1, omega)), 0.0)
+        np.multiply(v, omega, out=tmp)  # p = r + beta (p - omega v), in place
+        p -= tmp
+        p *= beta
+        p += r
+        v = apply(p)
+        denom = _dots(r_hat, v)
+        alpha = np.where(active & (denom != 0), rho_new / np.where(denom == 0, 1, denom), 0.0)
+        np.multiply(v, alpha, out=s)  # s = r - alpha v
+        np.subtract(r, s, out=s)
+        t = apply(s)
+        tt = _dots(t, t)
+        omega = np.where(active & (tt > 0), _dots(t, s) / np.where(tt == 0, 1, tt), 0.0)
+        np.multiply(p, alpha, out=tmp)  # x += alpha p + omega s
+        x += tmp
+        np.multiply(s, omega, out=tmp)
+        x += tmp
+        np.multiply(t, omega, out=r)  # r = s - omega t
+        np.subtract(s, r, out=r)
+        rho = rho_new
+        active &= np.sqrt(_dots(r, r)) > goal
+    return x if not active.any() else None
 
 
 def _relabel(order: tuple[int, ...], gone: int) -> tuple[int, ...]:
@@ -212,7 +258,7 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
     >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
     >>> table = build_value_table(JointMover.of(turn_model(Board(4), rules), rules), 2, "classic")
     >>> chain, sq = table.chains[2], list(table.mover.squares)
-    >>> round(float(chain.values[1][chain.names.index(("win", 0)), sq.index(2) * len(sq) + sq.index(3)]) * 11, 9)
+    >>> round(float(chain.values[1][sq.index(2) * len(sq) + sq.index(3), chain.names.index(("win", 0))]) * 11, 9)
     5.0
     """
     back = _Backward(mover)
@@ -224,9 +270,9 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
         names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns", "wraps")
 
         def finish_classic(j: int) -> np.ndarray:
-            fin = np.zeros((len(names), n ** (k - 1)))
+            fin = np.zeros((n ** (k - 1), len(names)))
             if j < k - 1:
-                fin[names.index(("win", j))] = 1.0
+                fin[:, names.index(("win", j))] = 1.0
             return fin
 
         moved = np.array([0.0] * (k - 1) + [1.0, 0.0])
@@ -237,7 +283,7 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
 
     # last one standing: chains of 1, 2, ..., k tokens
     turns1 = _single_turns(mover)
-    one = (np.vstack([turns1, turns1 - 1.0]),)  # the only order needs no row; wraps = turns - 1
+    one = (np.column_stack([turns1, turns1 - 1.0]),)  # the only order needs no column; wraps = turns - 1
     chains[1] = ChainValues(m=1, names=("turns", "wraps"), values=one)
     for m in range(2, k + 1):
         orders = _orders(m)
@@ -249,14 +295,14 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
         ) -> np.ndarray:
             nxt = j if j < m - 1 else 0
             vals = sub.values[nxt]
-            fin = np.zeros((len(names), n ** (m - 1)))
+            fin = np.zeros((n ** (m - 1), len(names)))
             sub_last = _orders(m - 1)[-1]
             for i, order in enumerate(names[:-2]):
                 if order[0] == j:
                     rest = _relabel(order[1:], j)
-                    fin[i] = vals[sub.names.index(rest)] if rest != sub_last else 1.0 - _sum_orders(sub, nxt)
-            fin[-2] = vals[sub.names.index("turns")]
-            fin[-1] = vals[sub.names.index("wraps")] + (1.0 if j == m - 1 else 0.0)
+                    fin[:, i] = vals[:, sub.names.index(rest)] if rest != sub_last else 1.0 - _sum_orders(sub, nxt)
+            fin[:, -2] = vals[:, sub.names.index("turns")]
+            fin[:, -1] = vals[:, sub.names.index("wraps")] + (1.0 if j == m - 1 else 0.0)
             return fin
 
         moved = np.array([0.0] * (len(orders) - 1) + [1.0, 0.0])
@@ -269,5 +315,5 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
 
 def _sum_orders(chain: ChainValues, j: int) -> np.ndarray:
     """Sum of the stored order values (all but the last order) with seat ``j`` to move."""
-    rows = [i for i, name in enumerate(chain.names) if isinstance(name, tuple)]
-    return chain.values[j][rows].sum(axis=0)
+    cols = [i for i, name in enumerate(chain.names) if isinstance(name, tuple)]
+    return chain.values[j][:, cols].sum(axis=1)
