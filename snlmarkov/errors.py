@@ -97,7 +97,7 @@ class SeedError(SnlError):
     --------
     >>> from snlmarkov import SeedError, simulate
     >>> try:
-    ...     simulate(games=10, rng=-1)
+    ...     simulate(None, None, 10, rng=-1)
     ... except SeedError as exc:
     ...     print(exc)
     rng must be None, an integer >= 0, a SeedSequence or a Generator; got -1

@@ -58,8 +58,8 @@ def board_label(board: Any) -> str:
     Examples
     --------
     >>> from snlmarkov import Board
-    >>> board_label(Board(10, name="a$b$c")), board_label(Board(10))
-    ('a\\$b\\$c', 'custom')
+    >>> print(board_label(Board(10, name="a$b$c")), board_label(Board(10)))
+    a\\$b\\$c custom
     """
     from ..limits import clean_text
 
