@@ -20,8 +20,8 @@ seat  square  win chance
    0      90      0.6764
    1      30      0.3236  (to move)
 <BLANKLINE>
-expected rounds left   22.1786   (median 19, 90% of games within 41)
-expected turns left    43.5218   (median 37, 90% of games within 80)
+expected rounds left   22.1786   (median 15, 90% of games within 51)
+expected turns left    42.6808   (median 28, 90% of games within 100)
 <BLANKLINE>
 rounds left count the round in progress; classic: only the winner is placed
 0
