@@ -34,6 +34,9 @@ _EXPORTS = {
     "UnwinnableBoardError": "errors",
     "GameError": "errors",
     "DiceError": "errors",
+    "SweepError": "errors",
+    "TargetError": "errors",
+    "MetricError": "errors",
     # configuration
     "Board": "board",
     "Rules": "rules",
@@ -62,6 +65,9 @@ _EXPORTS = {
     "VerificationReport": "checks.verify",
     "crosscheck": "checks.crosschecking",
     "CrosscheckReport": "checks.crosschecking",
+    # design and sweeps
+    "sweep": "design.sweep",
+    "rules_grid": "design.sweep",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
