@@ -12,6 +12,7 @@ of the die. :func:`one_roll` flattens that table to one entry per outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ..rules import Rules
 __all__ = ["RollOutcomes", "RollSlots", "one_roll", "roll_slots", "index_dtype"]
 
 
-def index_dtype(*bounds: int) -> type:
+def index_dtype(*bounds: int) -> type[np.signedinteger[Any]]:
     """``numpy.int32`` when every bound fits in it with room to spare, else ``numpy.int64``.
 
     Examples

@@ -134,7 +134,8 @@ def turn_matrices(dest: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarra
     weight = np.ones((b_count, n))
     top = np.full((b_count, n), -1, dtype=np.int64)
     jump_after_bounce = bool(getattr(rules, "jump_after_bounce", True))
-    no_cap = rules.max_sixes is None
+    cap = -1 if rules.max_sixes is None else int(rules.max_sixes)
+    no_cap = cap < 0
     depth = 1
     if no_cap:
         while float(f) ** -depth >= NO_CAP_MASS:
@@ -144,7 +145,7 @@ def turn_matrices(dest: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarra
     level = 0
     left = np.zeros((b_count, n))
     while True:
-        capped = (not no_cap) and level >= rules.max_sixes
+        capped = (not no_cap) and level >= cap
         redeal = capped and rules.on_cap == "redeal"
         faces = f - 1 if redeal else f
         entering = (cur == 0) if (rules.start_on_six and level == 0) else None
@@ -197,9 +198,9 @@ def turn_matrices(dest: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarra
     if left.any():
         idx_parts.append((row_base + squares[None, :]).ravel())
         w_parts.append(left.ravel())
-    matrix = np.bincount(np.concatenate(idx_parts), np.concatenate(w_parts), minlength=b_count * n * (n + 2))
-    matrix = matrix.reshape(b_count, n, n + 2)
-    ascends = (top > squares[None, :]).all(axis=1)
+    flat = np.bincount(np.concatenate(idx_parts), np.concatenate(w_parts), minlength=b_count * n * (n + 2))
+    matrix: np.ndarray = flat.reshape(b_count, n, n + 2)
+    ascends: np.ndarray = np.asarray((top > squares[None, :]).all(axis=1))
     return matrix, ascends
 
 
