@@ -67,8 +67,14 @@ _EXPORTS = {
     "crosscheck": "checks.crosschecking",
     "CrosscheckReport": "checks.crosschecking",
     # design and sweeps
-    "sweep": "design.sweep",
-    "rules_grid": "design.sweep",
+    "sweep": "search.sweep",
+    "rules_grid": "search.sweep",
+    "design": "search.anneal",
+    "DesignResult": "search.anneal",
+    "DesignedBoard": "search.anneal",
+    "Target": "search.target",
+    "Goal": "search.target",
+    "Constraints": "search.target",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -7,8 +7,8 @@ import pytest
 
 import snlmarkov as snl
 from snlmarkov.chain.model import turn_model
-from snlmarkov.design import batch
-from snlmarkov.design.batch import destinations, evaluate, turn_matrices
+from snlmarkov.search import batch
+from snlmarkov.search.batch import destinations, evaluate, turn_matrices
 
 BOARDS = [snl.Board.builtin(), snl.Board.builtin("milton_bradley")] + [snl.Board.random(100, rng=i) for i in range(3)]
 

@@ -91,7 +91,7 @@ def rules_grid(base: Rules | str | None = None, **axes: Iterable[Any]) -> list[R
 
     Examples
     --------
-    >>> from snlmarkov.design.sweep import rules_grid
+    >>> from snlmarkov.search.sweep import rules_grid
     >>> grid = rules_grid("app", finish=["stay", "bounce"], max_sixes=[None, 2])
     >>> [(r.finish, r.max_sixes) for r in grid]
     [('stay', None), ('stay', 2), ('bounce', None), ('bounce', 2)]
@@ -107,7 +107,7 @@ def seed_sequence(rng: Any) -> np.random.SeedSequence:
 
     Examples
     --------
-    >>> from snlmarkov.design.sweep import seed_sequence
+    >>> from snlmarkov.search.sweep import seed_sequence
     >>> seed_sequence(7).entropy
     7
     """
@@ -235,7 +235,7 @@ def pack_board(board: Board) -> dict[str, Any]:
     Examples
     --------
     >>> from snlmarkov import Board
-    >>> from snlmarkov.design.sweep import pack_board, unpack_board
+    >>> from snlmarkov.search.sweep import pack_board, unpack_board
     >>> b = Board(10, {2: 7}, name="tiny")
     >>> unpack_board(pack_board(b)) == b, unpack_board(pack_board(b)).name
     (True, 'tiny')
@@ -447,9 +447,9 @@ class _NoBar:
         pass
 
 
-def _bar(total: int, progress: bool) -> Any:
+def _bar(total: int, progress: bool, *, unit: str = "pair", desc: str = "sweep") -> Any:
     if not progress:
         return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit="pair", desc="sweep")
+    return tqdm(total=total, unit=unit, desc=desc)

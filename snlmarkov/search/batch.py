@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ __all__ = [
     "evaluate",
     "BATCH",
     "FAST_RULE_FIELDS",
+    "single_threaded",
 ]
 
 #: Boards stacked per dense solve (keeps the (B, N, N) arrays in cache-sized pieces).
@@ -51,6 +53,25 @@ FAST_RULE_FIELDS = frozenset(
 
 #: Without a cap, runs of sixes rarer than this are cut (as in :mod:`snlmarkov.chain.model`).
 NO_CAP_MASS = 1e-20
+
+
+_CONTROLLER: Any = None
+
+
+def single_threaded() -> Any:
+    """A context in which BLAS and LAPACK use one thread.
+
+    Stacked solves of small matrices gain nothing from BLAS threads and lose
+    much to them on a busy machine; parallel work goes through an executor
+    instead. (The limit is set with :mod:`threadpoolctl`, process-wide, for
+    the duration of the context.)
+    """
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def destinations(boards: Sequence[Board]) -> np.ndarray:
@@ -270,7 +291,7 @@ def evaluate(
     horizon: int = -1,
     tail: float = 0.0,
     max_horizon: int = 20_000,
-    shares: Sequence[int] = (),
+    shares: Any = (),
     boards: Sequence[Board] = (),
 ) -> BatchFigures:
     """Exact mean, variance (and, if asked, length distribution and jump shares) of a batch of boards.
@@ -309,10 +330,13 @@ def evaluate(
     if share_sq.ndim == 1:
         share_sq = np.broadcast_to(share_sq, (b_count, share_sq.size))
     parts = []
-    for lo in range(0, b_count, BATCH):
-        hi = min(b_count, lo + BATCH)
-        sub_boards = boards[lo:hi] if len(boards) else ()
-        parts.append(_evaluate_block(dest[lo:hi], rules, horizon, tail, max_horizon, share_sq[lo:hi], sub_boards, n))
+    with single_threaded():
+        for lo in range(0, b_count, BATCH):
+            hi = min(b_count, lo + BATCH)
+            sub_boards = boards[lo:hi] if len(boards) else ()
+            parts.append(
+                _evaluate_block(dest[lo:hi], rules, horizon, tail, max_horizon, share_sq[lo:hi], sub_boards, n)
+            )
     if not parts:
         empty = np.zeros(0)
         return BatchFigures(empty, empty, np.zeros(0, bool), np.zeros((0, 0)), empty, np.zeros((0, 0)))
