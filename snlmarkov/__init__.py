@@ -37,6 +37,10 @@ _EXPORTS = {
     "SweepError": "errors",
     "TargetError": "errors",
     "MetricError": "errors",
+    "LimitError": "errors",
+    "SeedError": "errors",
+    "InputFileError": "errors",
+    "ModelError": "errors",
     # configuration
     "Board": "board",
     "Rules": "rules",
