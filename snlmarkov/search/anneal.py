@@ -28,8 +28,8 @@ import numpy as np
 from ..board import Board
 from ..errors import SnlError, TargetError
 from ..rules import Rules
+from ..sim.parallel import seed_root
 from .batch import evaluate, single_threaded
-from .sweep import seed_sequence
 from .target import Constraints, Target
 
 __all__ = ["design", "DesignResult", "DesignedBoard", "DEFAULT_BUDGET", "ISLANDS", "CHAINS"]
@@ -443,7 +443,7 @@ def design(
     problem = _Problem(
         target, constraints, rules, size, lad, sna, keep, horizon, tail, shares=target.needs("ladder_share")
     )
-    seeds = seed_sequence(rng).spawn(ISLANDS)
+    seeds = seed_root(rng).spawn(ISLANDS)
     per_island = budget // ISLANDS
     results: list[tuple[list[tuple], int]] = [([], 0)] * ISLANDS
     bar = _bar(per_island * ISLANDS, progress)

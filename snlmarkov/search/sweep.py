@@ -27,11 +27,11 @@ from ..board import Board
 from ..errors import MetricError, SnlError, SweepError
 from ..races.core import race
 from ..rules import MODES, Rules
+from ..sim.parallel import seed_root
 
 __all__ = [
     "sweep",
     "rules_grid",
-    "seed_sequence",
     "pack_board",
     "unpack_board",
     "METRICS",
@@ -100,24 +100,6 @@ def rules_grid(base: Rules | str | None = None, **axes: Iterable[Any]) -> list[R
     names = list(axes)
     values = [list(v) for v in axes.values()]
     return [start.replace(**dict(zip(names, combo))) for combo in itertools.product(*values)]
-
-
-def seed_sequence(rng: Any) -> np.random.SeedSequence:
-    """The root :class:`numpy.random.SeedSequence` of ``rng`` (None, an int, a SeedSequence or a Generator).
-
-    Examples
-    --------
-    >>> from snlmarkov.search.sweep import seed_sequence
-    >>> seed_sequence(7).entropy
-    7
-    """
-    if isinstance(rng, np.random.SeedSequence):
-        return rng
-    if isinstance(rng, np.random.Generator):
-        return np.random.SeedSequence(int(rng.integers(2**63)))
-    if rng is not None and (isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0):
-        raise SnlError(f"rng must be None, a non-negative integer, a SeedSequence or a Generator; got {rng!r}")
-    return np.random.SeedSequence(None if rng is None else int(rng))
 
 
 def _as_boards(boards: Any) -> list[Board]:
@@ -310,7 +292,7 @@ def sweep(
     chunksize : int, default 0
         Pairs per task sent to the executor; 0 picks about four tasks per
         worker (at most 64 pairs each).
-    rng : None, int or numpy.random.SeedSequence
+    rng : None, int, numpy.random.SeedSequence or Generator
         Seeds Monte Carlo races (``bump`` with 4 or more players): each pair
         gets its own stream from ``SeedSequence.spawn``, so the table does not
         depend on the executor. Exact figures do not use it.
@@ -350,7 +332,7 @@ def sweep(
     options = _check_options(players, mode, quantiles, longer_than, metrics)
     board_list, rules_list = _as_boards(boards), _as_rules(rules)
     pairs = [(b, r) for b in board_list for r in rules_list]
-    seeds = seed_sequence(rng).spawn(len(pairs))
+    seeds = seed_root(rng).spawn(len(pairs))
     tasks = [(i, pack_board(b), r, seeds[i]) for i, (b, r) in enumerate(pairs)]
     results = _run(tasks, options, executor, chunksize, progress)
     varying = [k for k in Rules().to_dict() if len({repr(r.to_dict()[k]) for r in rules_list}) > 1]
