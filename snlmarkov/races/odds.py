@@ -84,6 +84,8 @@ class OddsTimeline:
     ----------
     seats : tuple of str
         The players' names, in seat order.
+    colours : tuple of str
+        Their token colours.
     mode : str
     states : tuple of GameState
         The record's states (:meth:`GameRecord.states`): before every turn and after the last.
@@ -98,6 +100,7 @@ class OddsTimeline:
     """
 
     seats: tuple[str, ...]
+    colours: tuple[str, ...]
     mode: str
     states: tuple[GameState, ...] = field(repr=False)
     win: np.ndarray = field(repr=False)
@@ -403,6 +406,7 @@ class Odds:
             a.setflags(write=False)
         return OddsTimeline(
             seats=tuple(s.name for s in record.seats),
+            colours=tuple(s.colour for s in record.seats),
             mode=self.mode,
             states=states,
             win=win,
@@ -410,11 +414,15 @@ class Odds:
             expected_place=expected,
         )
 
-    def swings(self, record: Any, top: int = 3, *, timeline: OddsTimeline | None = None) -> tuple[Swing, ...]:
+    def swings(
+        self, record: Any, top: int = 3, *, timeline: OddsTimeline | None = None, include_end: bool = False
+    ) -> tuple[Swing, ...]:
         """The ``top`` turns of a recorded game that moved the mover's odds most, largest first.
 
         Measured in the mover's chance of winning (classic) or expected place
-        (last one standing). Pass ``timeline`` to reuse one already computed.
+        (last one standing). The turn that ends the game (its chance jumps
+        to certainty however likely it was) is left out unless
+        ``include_end``. Pass ``timeline`` to reuse one already computed.
 
         Examples
         --------
@@ -435,8 +443,11 @@ class Odds:
         for e in record.log:
             events.setdefault(e.turn, []).append(e)
         out = []
+        ending = len(record.turns()) - 1 if record.is_over and not include_end else -1
         for summary in record.turns():
             i, seat = summary.turn, summary.seat
+            if i == ending:
+                continue
             before, after = float(figure[i, seat]), float(figure[i + 1, seat])
             cause = tuple(
                 (type(e).__name__.lower(), e.start, e.end) for e in events.get(i, []) if isinstance(e, (Ladder, Snake))
