@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..analysis.single import analyze
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
 __all__ = ["register", "run"]
@@ -25,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``snlmarkov analyze``; return the exit status."""
+    from ..analysis.single import analyze
+
     board = board_from_args(args)
     rules = rules_from_args(args)
     a = analyze(board, rules)

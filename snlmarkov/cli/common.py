@@ -1,15 +1,24 @@
-"""Arguments shared by several sub-commands: the board and the rules."""
+"""Arguments shared by several sub-commands: the board and the rules.
+
+Building the parsers must stay light (``snlmarkov --help`` imports neither
+numpy, scipy nor matplotlib): this module and every ``register`` read only
+plain-data modules (:mod:`snlmarkov.builtin_boards`, :mod:`snlmarkov.rules`,
+``*/defaults.py``); the numerical code is imported inside each ``run``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..board import Board
+from ..builtin_boards import BUILTIN_BOARDS
 from ..errors import RuleError
 from ..rules import Rules
+
+if TYPE_CHECKING:
+    from ..board import Board
 
 __all__ = ["add_board_rules_arguments", "board_from_args", "rules_from_args", "parse_setting"]
 
@@ -20,7 +29,7 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
         "--board",
         default="jungle",
         metavar="NAME|FILE",
-        help=f"built-in board ({', '.join(Board.names())}) or a .toml/.json board file (default: jungle)",
+        help=f"built-in board ({', '.join(BUILTIN_BOARDS)}) or a .toml/.json board file (default: jungle)",
     )
     if rules:
         parser.add_argument(
@@ -40,6 +49,8 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
 
 def board_from_args(args: argparse.Namespace) -> Board:
     """The board named by ``--board``: a built-in name or a file path."""
+    from ..board import Board
+
     spec = args.board
     if spec in Board.names():
         return Board.builtin(spec)

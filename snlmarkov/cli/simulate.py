@@ -29,8 +29,6 @@ import json
 import warnings
 from typing import Any
 
-import numpy as np
-
 from ..rules import MODES
 from .common import add_board_rules_arguments, board_from_args, rules_from_args
 
@@ -115,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_solo(title: str, report: Any) -> None:
+    import numpy as np
+
     print(title)
     if report.rules.bump:
         print("note: bump acts only between players; one token ignores it")

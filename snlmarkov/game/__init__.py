@@ -1,13 +1,43 @@
 """The playable engine: :class:`Game`, seats, the event log, records and the
 text board. Depends on the configuration only; it shares no code with the
 matrices (:mod:`snlmarkov.chain`), so it can check them.
+
+Public names are imported lazily, so the command line can build its parser
+without numpy.
 """
 
 from __future__ import annotations
 
-from .engine import Game
-from .record import GameRecord, TurnSummary
-from .seats import COLOURS, Seat
-from .textboard import render
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import Game
+    from .record import GameRecord, TurnSummary
+    from .seats import COLOURS, Seat
+    from .textboard import render
+
+# public name -> module of this package that defines it
+_EXPORTS = {
+    "COLOURS": "seats",
+    "Game": "engine",
+    "GameRecord": "record",
+    "Seat": "seats",
+    "TurnSummary": "record",
+    "render": "textboard",
+}
 
 __all__ = ["COLOURS", "Game", "GameRecord", "Seat", "TurnSummary", "render"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
