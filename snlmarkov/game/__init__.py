@@ -12,29 +12,31 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..state import GameState
     from .engine import Game
     from .record import GameRecord, TurnSummary
     from .seats import COLOURS, Seat
     from .textboard import render
 
-# public name -> module of this package that defines it
+# public name -> module that defines it (relative to this package)
 _EXPORTS = {
-    "COLOURS": "seats",
-    "Game": "engine",
-    "GameRecord": "record",
-    "Seat": "seats",
-    "TurnSummary": "record",
-    "render": "textboard",
+    "COLOURS": ".seats",
+    "Game": ".engine",
+    "GameRecord": ".record",
+    "GameState": "..state",
+    "Seat": ".seats",
+    "TurnSummary": ".record",
+    "render": ".textboard",
 }
 
-__all__ = ["COLOURS", "Game", "GameRecord", "Seat", "TurnSummary", "render"]
+__all__ = ["COLOURS", "Game", "GameRecord", "GameState", "Seat", "TurnSummary", "render"]
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

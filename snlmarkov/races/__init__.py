@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .core import RaceResult, race
 
-# public name -> module of this package that defines it
-_EXPORTS = {"RaceResult": "core", "race": "core"}
+# public name -> module that defines it (relative to this package)
+_EXPORTS = {"RaceResult": ".core", "race": ".core"}
 
 __all__ = ["RaceResult", "race"]
 
@@ -23,7 +23,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 
