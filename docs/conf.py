@@ -72,22 +72,35 @@ html_static_path: list[str] = []
 html_show_sourcelink = False
 
 # --------------------------------------------------------------------------- API pages
-# (title, module, what it holds); modules follow the layering, bottom to top
-API_MODULES = [
-    ("Configuration: boards", "snlmarkov.board", "The board and the built-in boards."),
-    ("Configuration: rules", "snlmarkov.rules", "The rule set, its presets and the game modes."),
-    ("Errors", "snlmarkov.errors", "One exception family: every refusal is an SnlError."),
-    ("Game state", "snlmarkov.state", "The state of a game between turns."),
-    ("Exact models", "snlmarkov.chain", "Turn and roll matrices, their rule mechanics, the solvers, exact fractions."),
-    ("Analysis", "snlmarkov.analysis", "Single-token analysis, length distributions, hitting probabilities."),
-    ("Races", "snlmarkov.races", "Races of 1 to 6 players: independent tokens, the bump chain, Monte Carlo."),
-    ("The game engine", "snlmarkov.game", "The playable game, seats, events, records and the text board."),
-    ("The simulator", "snlmarkov.sim", "Vectorised Monte Carlo simulation."),
-    ("Checks", "snlmarkov.checks", "Where the exact and the simulated paths meet: verify and cross-check."),
-    ("Plots", "snlmarkov.plots", "Plot functions: they take ax=None and return the Axes."),
-    ("Report", "snlmarkov.report", "Every figure of a board, written to a folder."),
-    ("Command line", "snlmarkov.cli", "The snlmarkov command."),
-]
+# One page per module of the layers contract in pyproject.toml, bottom layer
+# first, so a new subpackage gets its page once it is placed in the contract.
+TITLES = {
+    "snlmarkov.errors": "Errors",
+    "snlmarkov.builtin_boards": "Built-in boards",
+    "snlmarkov.board": "Boards",
+    "snlmarkov.rules": "Rules",
+    "snlmarkov.state": "Game state",
+    "snlmarkov.chain": "Exact models",
+    "snlmarkov.game": "The game engine",
+    "snlmarkov.sim": "The simulator",
+    "snlmarkov.analysis": "Analysis",
+    "snlmarkov.races": "Races",
+    "snlmarkov.checks": "Checks",
+    "snlmarkov.plots": "Plots",
+    "snlmarkov.report": "Report",
+    "snlmarkov.web": "Browser game",
+    "snlmarkov.cli": "Command line",
+}
+
+
+def _layer_modules() -> list[str]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["type"] == "layers")["layers"]
+    return [m.strip() for entry in reversed(layers) for m in entry.split("|")]
 
 
 def _slug(module: str) -> str:
@@ -135,14 +148,16 @@ def write_api_pages() -> None:
         "   :caption: Modules",
         "",
     ]
-    for title, module_name, blurb in API_MODULES:
+    for module_name in _layer_modules():
+        title = TITLES.get(module_name, module_name.removeprefix("snlmarkov."))
         slug = _slug(module_name)
         index.append(f"   {slug}")
         names = _public(module_name)
         module = importlib.import_module(module_name)
         own = [n for n in names if id(getattr(module, n)) not in top_objects]
         shared = [top_objects[id(getattr(module, n))] for n in names if id(getattr(module, n)) in top_objects]
-        page = [f"{title}: ``{module_name}``", "=" * (len(title) + len(module_name) + 6), "", blurb, ""]
+        heading = f"{title}: ``{module_name}``"
+        page = [heading, "=" * len(heading), ""]
         page += [f".. automodule:: {module_name}", "   :no-members:", ""]
         if shared:
             page += ["Top-level names defined here: " + ", ".join(f":obj:`snlmarkov.{n}`" for n in shared) + ".", ""]
