@@ -79,6 +79,8 @@ TITLES = {
     "snlmarkov.builtin_boards": "Built-in boards",
     "snlmarkov.board": "Boards",
     "snlmarkov.rules": "Rules",
+    "snlmarkov.limits": "Input limits",
+    "snlmarkov.reach": "Reachability",
     "snlmarkov.state": "Game state",
     "snlmarkov.chain": "Exact models",
     "snlmarkov.game": "The game engine",

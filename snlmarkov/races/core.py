@@ -44,9 +44,10 @@ from ..analysis.single import analyze
 from ..board import Board
 from ..chain.model import turn_model
 from ..errors import GameError, RuleError, SnlError
+from ..limits import MAX_PLAYERS, check_rng
 from ..rules import MODES, Rules
 from .bump import joint_race, resting_squares
-from .defaults import DEFAULT_GAMES, MAX_PLAYERS, METHODS
+from .defaults import DEFAULT_GAMES, METHODS
 from .independent import independent_race
 
 __all__ = [
@@ -401,9 +402,10 @@ def race(
         boards). ``monte_carlo``: always simulate.
     games : int, default 100000
         Games to simulate when the figures are estimated.
-    rng : None, int or numpy.random.Generator
-        Seed or generator for the simulation, passed to
-        :func:`numpy.random.default_rng`; exact methods do not use it.
+    rng : None, int >= 0, SeedSequence or numpy.random.Generator
+        Seed or generator for the simulation, checked by
+        :func:`snlmarkov.limits.check_rng` whatever the method (a bad seed is
+        refused even when the figures are exact and do not use it).
     tail : float, default 1e-13
         Exact length distributions are computed until less than this much
         probability is left beyond their horizon.
@@ -443,6 +445,7 @@ def race(
         raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
     k = _players(players)
     mode = _mode(mode)
+    rng = check_rng(rng)
     if method not in METHODS:
         raise SnlError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
