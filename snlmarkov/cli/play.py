@@ -97,6 +97,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play one game as ``args`` say; return the exit status (0 done, 1 quit)."""
     from ..game.engine import Game
+    from ..game.seats import Seat
     from ..game.textboard import render
 
     board, rules = board_from_args(args), rules_from_args(args)
