@@ -27,12 +27,11 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GameError
-from ..game.engine import MODES, Game, Seat
-from ..game.textboard import token_symbol
 from ..limits import MAX_PLAYERS
+from ..rules import MODES
 from .common import (
     PLAYERS_HELP,
     add_board_rules_arguments,
@@ -43,6 +42,9 @@ from .common import (
     seed_arg,
     show,
 )
+
+if TYPE_CHECKING:
+    from ..game.seats import Seat
 
 __all__ = ["register", "run", "MAX_SEATS"]
 
@@ -108,6 +110,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play one game as ``args`` say; return the exit status (0 done, 1 quit)."""
+    from ..game.engine import Game
+    from ..game.seats import Seat
     from .screen import LineDisplay, ScreenDisplay, use_colour
 
     board, rules = board_from_args(args), rules_from_args(args)
@@ -170,7 +174,7 @@ def _odds(board: Any, rules: Any, players: int, mode: str) -> tuple[Any, str]:
     return Odds(board, rules, players=players, mode=mode), ""
 
 
-def _chances(odds: Any, game: Game, mode: str) -> Any:
+def _chances(odds: Any, game: Any, mode: str) -> Any:
     """Each seat's chance of the best place still open (the win in classic), or None without odds."""
     if odds is None:
         return None
@@ -196,6 +200,8 @@ def _story(odds: Any, record: Any, mode: str) -> list[str]:
 
 def _seats(players: int | None, names: Sequence[str] | None, colours: Sequence[str] | None) -> list[Seat]:
     """The seats from ``--players``, ``--names`` and ``--colours``."""
+    from ..game.seats import Seat
+
     if names is not None and players is not None and players != len(names):
         raise GameError(f"--players {players} does not match the {len(names)} names given")
     count = len(names) if names is not None else 2 if players is None else players
@@ -243,4 +249,6 @@ def _turns(count: int) -> str:
 
 
 def _seat_text(index: int, seat: Seat, automatic: bool) -> str:
+    from ..game.textboard import token_symbol
+
     return f"{token_symbol(index)} {seat.name} ({seat.colour}{', automatic' if automatic else ''})"
