@@ -35,7 +35,7 @@ from ..state import GameState
 from .bump import JointMover
 from .core import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, EXACT_JOINT_PLAYERS, RaceResult, _mode, _players
 from .fromstate import finished_figures, first_passage, independent_from, joint_from, play_order
-from .valuetable import build_value_table
+from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
 
@@ -326,15 +326,15 @@ class Odds:
         for step in range(m):
             flat = flat * n + self._index[state.positions[racing[(j + step) % m]]]
         chain = self._table.chains[m]
-        vals = dict(zip(chain.names, chain.values[j][flat]))
+        vals = dict(zip(chain.names, chain.values[j][:, flat]))
         expected_turns = float(vals["turns"])
-        expected_rounds = 1.0 + float(vals["wraps"])
         if self.mode == "classic":
             win = np.zeros(k)
             for i in range(k - 1):
                 win[i] = vals[("win", i)]
             win[k - 1] = 1.0 - win[: k - 1].sum()
             win = np.clip(win, 0.0, 1.0)
+            expected_rounds = rounds_from_turns(expected_turns, win, state.to_move)
             place = win[:, None].copy()
             orders_out: dict[tuple[int, ...], float] = {(i,): float(win[i]) for i in range(k)}
         else:
@@ -353,6 +353,7 @@ class Odds:
                 for pos in range(len(prefix), k):
                     place[full[pos], pos] += prob
             win = place[:, 0].copy()
+            expected_rounds = 1.0 + float(vals["wraps"])
         cache: dict[str, Any] = {}
 
         def compute() -> dict[str, Any]:

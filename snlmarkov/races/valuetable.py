@@ -24,8 +24,8 @@ Values kept, per chain of ``m`` racing tokens (relabelled ``0..m-1`` in seat
 order), for every seat to move and joint state:
 
 - ``classic``: the chance each seat finishes first (the last from the
-  others), the expected turns left and the expected number of rounds
-  begun after this one;
+  others) and the expected turns left (the rounds left follow from these,
+  :func:`rounds_from_turns`);
 - ``last_one_standing``: the chance of every finishing order of the ``m``
   seats (the last from the others), and the same two expectations.
 """
@@ -43,7 +43,10 @@ import scipy.sparse.linalg as spla
 from ..errors import SnlError
 from .bump import JointMover
 
-__all__ = ["ValueTable", "build_value_table", "SOLVE_RTOL"]
+__all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL"]
+
+#: Columns of a value tensor transposed at a time (keeps the copy in cache).
+_BLOCK = 2048
 
 #: Relative residual the Krylov solver is asked for (the figures then agree with the forward chain to about 1e-13).
 SOLVE_RTOL = 1e-14
@@ -53,10 +56,9 @@ SOLVE_RTOL = 1e-14
 class ChainValues:
     """Values of the chain of ``m`` racing tokens.
 
-    ``values[j]`` has shape ``(n**m, len(names))``: column ``names.index(v)``
+    ``values[j]`` has shape ``(len(names), n**m)``: row ``names.index(v)``
     is value ``v`` with relabelled seat ``j`` to move, the tensor's axes
-    starting at seat ``j`` and going on in playing order (so one joint
-    state's values are one contiguous row).
+    starting at seat ``j`` and going on in playing order.
     """
 
     m: int
@@ -86,31 +88,44 @@ class _Backward:
         self.mover = mover
         self.step_t = sp.csr_matrix(mover.step.T)
         self.n = mover.n
+        self._buffers: dict[int, np.ndarray] = {}
 
     def turn(self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray) -> np.ndarray:
-        """Values before one turn of the seat on axis 0.
+        """Values before one turn of the seat on axis 0, for ``b`` values.
 
-        ``nxt``: ``(n**m, b)`` values after the turn, the tensor's axes from
-        the next seat on and the mover last (the layout
-        :meth:`JointMover.move` returns), one column per value; ``finish``:
-        ``(n**(m-1), b)`` values when the mover finishes, axes from the next
-        seat; ``add_moved``: ``(b,)`` paid when the mover does not finish.
-        Returns ``(n**m, b)`` with the mover's axis first. One transposed
-        copy and one sparse product: the values of a joint state stay
-        contiguous, so the product writes the mover-first layout directly.
+        ``nxt``: ``(b, n**m)`` values after the turn, one row per value, the
+        tensor's axes from the next seat on and the mover last (the layout
+        :meth:`JointMover.move` returns); ``finish``: ``(b, n**(m-1))``
+        values when the mover finishes, axes from the next seat;
+        ``add_moved``: ``(b,)`` paid when the mover does not finish. Returns
+        ``(b, n**m)`` with the mover's axis first. Per value: one transposed
+        copy (in blocks, to stay in cache) and one sparse product, which
+        writes the mover-first layout directly.
         """
         n = self.n
         width = n ** (m - 1)
-        b = nxt.shape[1]
-        w = np.empty((n + 1, width, b))
-        np.copyto(w[:n], nxt.reshape(width, n, b).transpose(1, 0, 2))
-        if add_moved.any():
-            w[:n] += add_moved
-        w[n] = finish
-        if self.mover.bump and m > 1:
+        b = nxt.shape[0]
+        out = np.empty((b, n * width))
+        w = self._buffer(m)
+        bumped = self.mover.bump and m > 1
+        if bumped:
             _, row, col = self.mover._bump_table(m)
-            w[row, col] = w[self.mover.bump_index, col]
-        return (self.step_t @ w.reshape(n + 1, width * b)).reshape(n * width, b)
+        for c in range(b):
+            src = nxt[c].reshape(width, n)
+            for lo in range(0, width, _BLOCK):
+                w[:n, lo : lo + _BLOCK] = src[lo : lo + _BLOCK].T
+            if add_moved[c]:
+                w[:n] += add_moved[c]
+            w[n] = finish[c]
+            if bumped:
+                w[row, col] = w[self.mover.bump_index, col]
+            out[c] = (self.step_t @ w).reshape(-1)
+        return out
+
+    def _buffer(self, m: int) -> np.ndarray:
+        if m not in self._buffers:
+            self._buffers[m] = np.empty((self.n + 1, self.n ** (m - 1)))
+        return self._buffers[m]
 
 
 def _single_turns(mover: JointMover) -> np.ndarray:
@@ -148,8 +163,8 @@ def _solve_chain(
         """
         out: list[np.ndarray] = [np.empty(0)] * m
         cur = x
-        cols = x.shape[1]
-        zero_fin, zero_pay = np.zeros((n ** (m - 1), cols)), np.zeros(cols)
+        rows = x.shape[0]
+        zero_fin, zero_pay = np.zeros((rows, n ** (m - 1))), np.zeros(rows)
         for j in range(m - 1, -1, -1):
             if constant:
                 fin, pay = finishes[j], (wrap_pay if j == m - 1 else 0.0 * wrap_pay)
@@ -157,11 +172,11 @@ def _solve_chain(
                 fin, pay = zero_fin, zero_pay
             cur = back.turn(cur, m, fin, pay)
             if constant:
-                cur += turn_pay
+                cur += turn_pay[:, None]
             out[j] = cur
         return out
 
-    c = sweep(np.zeros((size, b)), True)[0]
+    c = sweep(np.zeros((b, size)), True)[0]
     rounds = [0]
 
     def apply(v: np.ndarray) -> np.ndarray:
@@ -178,14 +193,14 @@ def _solve_chain(
 
 
 def _dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Column-wise dot products (no BLAS threads: they only contend on a busy machine)."""
-    return np.einsum("ij,ij->j", a, b)
+    """Row-wise dot products (no BLAS threads: they only contend on a busy machine)."""
+    return np.einsum("ij,ij->i", a, b)
 
 
 def _bicgstab(apply: Any, c: np.ndarray, maxiter: int) -> np.ndarray | None:
-    """Solve ``apply(x) = c`` for every column of ``c`` at once by BiCGSTAB (van der Vorst, 1992).
+    """Solve ``apply(x) = c`` for every row of ``c`` at once by BiCGSTAB (van der Vorst, 1992).
 
-    Each column has its own scalars; a column that has converged (residual below
+    Each row has its own scalars; a row that has converged (residual below
     ``SOLVE_RTOL`` times its right-hand side) is left as it is. Two
     applications of the operator per step and no growing basis: restarted
     GMRES stalls on these systems, and its orthogonalisation costs more than
@@ -196,7 +211,7 @@ def _bicgstab(apply: Any, c: np.ndarray, maxiter: int) -> np.ndarray | None:
     r_hat = r.copy()
     goal = SOLVE_RTOL * np.sqrt(_dots(c, c))
     active = np.sqrt(_dots(r, r)) > goal
-    rho = alpha = omega = np.ones(c.shape[1])
+    rho = alpha = omega = np.ones(c.shape[0])
     v = np.zeros_like(c)
     p = np.zeros_like(c)
     s = np.empty_like(c)
@@ -206,33 +221,54 @@ def _bicgstab(apply: Any, c: np.ndarray, maxiter: int) -> np.ndarray | None:
             return x
         rho_new = _dots(r_hat, r)
         stuck = active & (np.abs(rho_new) < 1e-300)
-        if stuck.any():  # breakdown: restart those columns from their residual
-            r_hat[:, stuck] = r[:, stuck]
-            rho_new[stuck] = _dots(r[:, stuck], r[:, stuck])
-            p[:, stuck] = 0.0
-            v[:, stuck] = 0.0
+        if stuck.any():  # breakdown: restart those rows from their residual
+            r_hat[stuck] = r[stuck]
+            rho_new[stuck] = _dots(r[stuck], r[stuck])
+            p[stuck] = 0.0
+            v[stuck] = 0.0
         beta = np.where(active, (rho_new / np.where(rho == 0, 1, rho)) * (alpha / np.where(omega == 0, 1, omega)), 0.0)
-        np.multiply(v, omega, out=tmp)  # p = r + beta (p - omega v), in place
+        np.multiply(v, omega[:, None], out=tmp)  # p = r + beta (p - omega v), in place
         p -= tmp
-        p *= beta
+        p *= beta[:, None]
         p += r
         v = apply(p)
         denom = _dots(r_hat, v)
         alpha = np.where(active & (denom != 0), rho_new / np.where(denom == 0, 1, denom), 0.0)
-        np.multiply(v, alpha, out=s)  # s = r - alpha v
+        np.multiply(v, alpha[:, None], out=s)  # s = r - alpha v
         np.subtract(r, s, out=s)
         t = apply(s)
         tt = _dots(t, t)
         omega = np.where(active & (tt > 0), _dots(t, s) / np.where(tt == 0, 1, tt), 0.0)
-        np.multiply(p, alpha, out=tmp)  # x += alpha p + omega s
+        np.multiply(p, alpha[:, None], out=tmp)  # x += alpha p + omega s
         x += tmp
-        np.multiply(s, omega, out=tmp)
+        np.multiply(s, omega[:, None], out=tmp)
         x += tmp
-        np.multiply(t, omega, out=r)  # r = s - omega t
+        np.multiply(t, omega[:, None], out=r)  # r = s - omega t
         np.subtract(s, r, out=r)
         rho = rho_new
         active &= np.sqrt(_dots(r, r)) > goal
     return x if not active.any() else None
+
+
+def rounds_from_turns(expected_turns: float, win: np.ndarray, to_move: int) -> float:
+    """Expected rounds left in classic, from the expected turns left and each seat's chance of winning.
+
+    Turn ``t`` (from 1) is played by seat ``(j + t - 1) mod k``, ``j`` the
+    seat to move, so a game won by seat ``w`` lasts ``T = 1 + ((w - j) mod
+    k) + k q`` turns and ``1 + q + [w < j]`` rounds (the round in progress
+    counted). Hence ``E[R] = (E[T] - 1 - E[(w - j) mod k]) / k + 1 + P(w < j)``.
+
+    Examples
+    --------
+    The hand example of the tests (seat 1 to move; 38/11 turns left, seat 0
+    wins with probability 9/11): 29/11 rounds.
+
+    >>> round(rounds_from_turns(38 / 11, np.array([9 / 11, 2 / 11]), 1) * 11, 9)
+    29.0
+    """
+    k = win.size
+    seats = np.arange(k)
+    return float((expected_turns - 1.0 - np.dot(win, (seats - to_move) % k)) / k + 1.0 + win[:to_move].sum())
 
 
 def _relabel(order: tuple[int, ...], gone: int) -> tuple[int, ...]:
@@ -258,7 +294,7 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
     >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
     >>> table = build_value_table(JointMover.of(turn_model(Board(4), rules), rules), 2, "classic")
     >>> chain, sq = table.chains[2], list(table.mover.squares)
-    >>> round(float(chain.values[1][sq.index(2) * len(sq) + sq.index(3), chain.names.index(("win", 0))]) * 11, 9)
+    >>> round(float(chain.values[1][chain.names.index(("win", 0)), sq.index(2) * len(sq) + sq.index(3)]) * 11, 9)
     5.0
     """
     back = _Backward(mover)
@@ -267,23 +303,24 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
     chains: dict[int, ChainValues] = {}
     total = 0
     if mode == "classic":
-        names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns", "wraps")
+        # the rounds left follow from the turns left and the winner (see rounds_from_turns): no value for them
+        names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns",)
 
         def finish_classic(j: int) -> np.ndarray:
-            fin = np.zeros((n ** (k - 1), len(names)))
+            fin = np.zeros((len(names), n ** (k - 1)))
             if j < k - 1:
-                fin[:, names.index(("win", j))] = 1.0
+                fin[names.index(("win", j))] = 1.0
             return fin
 
-        moved = np.array([0.0] * (k - 1) + [1.0, 0.0])
-        wrap = np.array([0.0] * (k - 1) + [0.0, 1.0])
+        moved = np.array([0.0] * (k - 1) + [1.0])
+        wrap = np.zeros(k)
         chain, total = _solve_chain(back, k, names, finish_classic, moved, wrap, maxiter)
         chains[k] = chain
         return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
 
     # last one standing: chains of 1, 2, ..., k tokens
     turns1 = _single_turns(mover)
-    one = (np.column_stack([turns1, turns1 - 1.0]),)  # the only order needs no column; wraps = turns - 1
+    one = (np.vstack([turns1, turns1 - 1.0]),)  # the only order needs no row; wraps = turns - 1
     chains[1] = ChainValues(m=1, names=("turns", "wraps"), values=one)
     for m in range(2, k + 1):
         orders = _orders(m)
@@ -295,14 +332,14 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
         ) -> np.ndarray:
             nxt = j if j < m - 1 else 0
             vals = sub.values[nxt]
-            fin = np.zeros((n ** (m - 1), len(names)))
+            fin = np.zeros((len(names), n ** (m - 1)))
             sub_last = _orders(m - 1)[-1]
             for i, order in enumerate(names[:-2]):
                 if order[0] == j:
                     rest = _relabel(order[1:], j)
-                    fin[:, i] = vals[:, sub.names.index(rest)] if rest != sub_last else 1.0 - _sum_orders(sub, nxt)
-            fin[:, -2] = vals[:, sub.names.index("turns")]
-            fin[:, -1] = vals[:, sub.names.index("wraps")] + (1.0 if j == m - 1 else 0.0)
+                    fin[i] = vals[sub.names.index(rest)] if rest != sub_last else 1.0 - _sum_orders(sub, nxt)
+            fin[-2] = vals[sub.names.index("turns")]
+            fin[-1] = vals[sub.names.index("wraps")] + (1.0 if j == m - 1 else 0.0)
             return fin
 
         moved = np.array([0.0] * (len(orders) - 1) + [1.0, 0.0])
@@ -315,5 +352,5 @@ def build_value_table(mover: JointMover, players: int, mode: str, *, maxiter: in
 
 def _sum_orders(chain: ChainValues, j: int) -> np.ndarray:
     """Sum of the stored order values (all but the last order) with seat ``j`` to move."""
-    cols = [i for i, name in enumerate(chain.names) if isinstance(name, tuple)]
-    return chain.values[j][:, cols].sum(axis=1)
+    rows = [i for i, name in enumerate(chain.names) if isinstance(name, tuple)]
+    return chain.values[j][rows].sum(axis=0)
