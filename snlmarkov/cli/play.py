@@ -194,7 +194,7 @@ def _story(odds: Any, record: Any, mode: str) -> list[str]:
     lines = []
     for pick in (next((s for s in swings if worse(s)), None), next((s for s in swings if not worse(s)), None)):
         if pick is not None and abs(pick.change) >= (0.01 if mode == "classic" else 0.05):
-            lines.append(f"Story: {pick.story(mode)}.")
+            lines.append(show(f"Story: {pick.story(mode)}."))  # the names come from the record, unescaped
     return lines
 
 
