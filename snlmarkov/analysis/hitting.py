@@ -9,11 +9,13 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
 from ..chain.model import roll_transitions
+from ..chain.threads import single_blas_thread
 from ..rules import Rules
 
 __all__ = ["hit_probabilities"]
 
 
+@single_blas_thread
 def hit_probabilities(board: Board, rules: Rules, *, block: int = 256) -> np.ndarray:
     """``P(a roll ever lands on t)`` for every square ``t``, starting from 0.
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..board import Board
 from ..chain.model import TransitionModel, turn_model
 from ..chain.solve import AbsorbingSystem
+from ..chain.threads import single_blas_thread
 from ..errors import SnlError
 from ..rules import Rules
 from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
@@ -124,6 +125,7 @@ class Analysis:
         return float(np.sqrt(self.var_turns))
 
     @cached_property
+    @single_blas_thread
     def length(self) -> LengthDistribution:
         """Exact distribution of the number of turns, to a tail mass below ``tail``."""
         sysm = self._system
@@ -133,10 +135,12 @@ class Analysis:
         return absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns")
 
     @cached_property
+    @single_blas_thread
     def hit_probability(self) -> np.ndarray:
         """Probability that a roll ever lands on each square ``0..N`` in one game."""
         return hit_probabilities(self.board, self.rules)
 
+    @single_blas_thread
     def position_distributions(self, turns: int) -> np.ndarray:
         """Where the token is after ``0..turns`` turns.
 
@@ -168,6 +172,7 @@ class Analysis:
         """Distribution of the token's square after ``turns`` turns (length ``N + 1``)."""
         return self.position_distributions(turns)[-1]
 
+    @single_blas_thread
     def jump_effects(self) -> tuple[JumpEffect, ...]:
         """The effect of removing each ladder and snake, in board order.
 
@@ -216,6 +221,7 @@ class Analysis:
         }
 
 
+@single_blas_thread
 def expected_turns(board: Board, rules: Rules | None = None) -> float:
     """Expected number of turns from square 0 (the fast path for large boards).
 
@@ -258,6 +264,7 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     return float(solve_blocks(a, b)[0])  # square 0 is the first state kept
 
 
+@single_blas_thread
 def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL) -> Analysis:
     """Analyse one token's game on ``board`` under ``rules``.
 
