@@ -107,3 +107,12 @@ def test_summary_memory_does_not_grow_with_games(monkeypatch):
     small, large = peak(40_000, "summary"), peak(400_000, "summary")
     assert large < small + 2e6  # ten times the games, the same memory (the tables and one chunk)
     assert peak(400_000, "games") > peak(40_000, "games") + 5e6  # where keep="games" grows ~24 bytes a game
+
+
+def test_a_billion_games_pass_the_memory_check_only_as_a_summary():
+    from snlmarkov.errors import SnlError
+    from snlmarkov.sim.core import _checked
+
+    _checked(JUNGLE, Rules(), 10**9, 4, "classic", 100_000, "summary")  # one chunk is held at a time
+    with pytest.raises(SnlError):
+        _checked(JUNGLE, Rules(), 10**9, 4, "classic", 100_000, "games")

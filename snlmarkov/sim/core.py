@@ -24,6 +24,8 @@ import numpy as np
 
 from ..board import Board
 from ..errors import BoardError, GameError, RuleError
+from ..limits import check_memory, check_rng, clean_text
+from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
 from .multi import play_multi
@@ -211,7 +213,7 @@ class SimulationResult:
         """A few lines describing the run."""
         lines = [
             f"{self.games} games, {self.players} player{'s' if self.players > 1 else ''}, {self.mode}, "
-            f"board {self.board.name or 'custom'} ({self.board.size}), rules {self.rules.preset_name}",
+            f"board {clean_text(self.board.name) or 'custom'} ({self.board.size}), rules {self.rules.preset_name}",
             f"turns: mean {self.mean_turns():.4f}, std {self.std_turns():.4f}; "
             f"rolls: mean {self.mean_rolls():.4f}; rounds: mean {self.mean_rounds():.4f}",
         ]
@@ -272,8 +274,18 @@ def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: s
     return None if start == GameState.initial(players) else start
 
 
-def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any) -> tuple:
-    """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults)."""
+def _summary_chunk() -> int:
+    from . import summary
+
+    return int(summary.SUMMARY_CHUNK)
+
+
+def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any, keep: str = "games") -> tuple:
+    """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults).
+
+    Under ``keep="summary"`` only one chunk of games is held at a time, and
+    the memory check counts one chunk.
+    """
     board = Board.builtin() if board is None else board
     rules = Rules() if rules is None else rules
     if not isinstance(board, Board):
@@ -284,7 +296,27 @@ def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_tu
     if mode not in MODES:
         raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
     rules.check_board(board)
+    if keep not in KEEP:
+        raise GameError(f"keep must be one of {', '.join(map(repr, KEEP))}; got {keep!r}")
+    held = games if keep == "games" else min(games, _summary_chunk())
+    check_memory(
+        held * bytes_per_game(players) + 64 * (board.size + 1),
+        f"simulating {games:,} games of {players} player{'s' if players > 1 else ''}",
+        hint="simulate fewer games per call and combine the results",
+    )
+    check_winnable(board, rules, players > 1)
     return board, rules, games, players, max_turns
+
+
+def bytes_per_game(players: int) -> int:
+    """Memory a :class:`SimulationResult` keeps per game (with room for the work arrays).
+
+    Examples
+    --------
+    >>> bytes_per_game(1), bytes_per_game(4)
+    (40, 88)
+    """
+    return 24 + 16 * players
 
 
 def progress_bar(total: int, **options: Any) -> Any:
@@ -395,9 +427,7 @@ def play_summary(
     >>> s.games, int(s.turns_hist.sum())
     (1000, 1000)
     """
-    from . import summary as _summary
-
-    chunk = max(1, int(_summary.SUMMARY_CHUNK if chunk is None else chunk))
+    chunk = max(1, int(_summary_chunk() if chunk is None else chunk))
     out: SimulationSummary | None = None
     done = 0
     while done < games:
@@ -469,8 +499,8 @@ def simulate(
     mode : {"classic", "last_one_standing"}
         ``classic``: the first token home wins and the game ends;
         ``last_one_standing``: play on until every token is home.
-    rng : None, int, numpy.random.Generator, ...
-        Seed or generator, passed to :func:`numpy.random.default_rng`.
+    rng : None, int >= 0, SeedSequence or numpy.random.Generator
+        Seed or generator, checked by :func:`snlmarkov.limits.check_rng`.
     progress : bool, default False
         Show a tqdm progress bar.
     max_turns : int, default 100000
@@ -506,6 +536,21 @@ def simulate(
         or ``mode`` or ``keep`` is unknown.
     RuleError
         If the rules cannot be played on the board.
+    UnwinnableBoardError
+        If some square a token can reach cannot reach the finish (games
+        would only end at ``max_turns``).
+    SeedError
+        For a seed numpy cannot use (negative, a float, text...).
+    LimitError
+        If the per-game arrays would need more memory than
+        :func:`snlmarkov.limits.memory_limit` (8 GiB by default: about
+        2 x 10^8 games of one player).
+
+    Notes
+    -----
+    Cost: linear in the turns played (about 10^7 turns a second on one
+    core); memory about ``24 + 16 * players`` bytes per game, refused up
+    front beyond the memory limit.
 
     Examples
     --------
@@ -521,12 +566,10 @@ def simulate(
     >>> sorted(set(r.place[0].tolist()))
     [1, 2, 3, 4]
     """
-    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns)
-    if keep not in KEEP:
-        raise GameError(f"keep must be one of {', '.join(map(repr, KEEP))}; got {keep!r}")
+    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns, keep)
     begin = _checked_start(start, board, rules, players, mode)
     bar = progress_bar(games) if progress else None
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     result: SimulationResult | SimulationSummary
     try:
         if keep == "summary":
