@@ -116,3 +116,8 @@ def test_a_billion_games_pass_the_memory_check_only_as_a_summary():
     _checked(JUNGLE, Rules(), 10**9, 4, "classic", 100_000, "summary")  # one chunk is held at a time
     with pytest.raises(SnlError):
         _checked(JUNGLE, Rules(), 10**9, 4, "classic", 100_000, "games")
+
+
+def test_summary_with_streams_is_refused_for_now():
+    with pytest.raises(GameError, match="executor or streams"):
+        simulate(JUNGLE, Rules(), 10, rng=1, keep="summary", streams=2)

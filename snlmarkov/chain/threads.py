@@ -35,7 +35,7 @@ def _get_controller() -> Any:
     if _controller is None:
         import numpy  # noqa: F401  (load both BLAS builds before looking for them)
         import scipy.linalg  # noqa: F401
-        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+        from threadpoolctl import ThreadpoolController
 
         _controller = ThreadpoolController()
     return _controller

@@ -452,6 +452,8 @@ def simulate(
     max_turns: int = 100_000,
     start: GameState | None = None,
     keep: Literal["games"] = "games",
+    executor: Any = None,
+    streams: int = 0,
 ) -> SimulationResult: ...
 
 
@@ -468,6 +470,8 @@ def simulate(
     max_turns: int = 100_000,
     start: GameState | None = None,
     keep: Literal["summary"],
+    executor: Any = None,
+    streams: int = 0,
 ) -> SimulationSummary: ...
 
 
@@ -483,6 +487,8 @@ def simulate(
     max_turns: int = 100_000,
     start: GameState | None = None,
     keep: str = "games",
+    executor: Any = None,
+    streams: int = 0,
 ) -> SimulationResult | SimulationSummary:
     """Play ``games`` games by rolling dice, all at once with numpy.
 
@@ -524,6 +530,19 @@ def simulate(
         10^9 games run in the memory of one chunk. With the same ``rng`` a
         summary run of at most one chunk counts exactly the games of the
         ``"games"`` run; longer runs draw the same dice chunk by chunk.
+        Not with ``executor`` or ``streams`` yet (refused): merge the
+        summaries of separate runs with :meth:`SimulationSummary.merge`.
+    executor : concurrent.futures.Executor, optional
+        Play the games on its workers (a ``ProcessPoolExecutor``, a Dask
+        ``Client.get_executor()``, ...), split into ``streams`` independent
+        streams (:mod:`snlmarkov.sim.parallel`) and merged exactly.
+    streams : int, default 0
+        Split the games into this many streams, each seeded by its own child
+        of ``SeedSequence(rng).spawn(streams)``; with an executor, 0 means
+        :data:`~snlmarkov.sim.parallel.STREAMS` (16). The result depends on
+        the seed and the number of streams only, not on the executor or its
+        workers (a split run differs from the unsplit one, ``streams=0``
+        without an executor, which draws from one generator).
 
     Returns
     -------
@@ -573,7 +592,27 @@ def simulate(
     result: SimulationResult | SimulationSummary
     try:
         if keep == "summary":
+            if executor is not None or streams:
+                raise GameError("keep='summary' does not take executor or streams yet; merge summaries of runs instead")
             result = play_summary(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
+        elif executor is not None or streams:
+            from .parallel import STREAMS, simulate_streams
+
+            result = simulate_streams(
+                board,
+                rules,
+                games,
+                players,
+                mode,
+                rng=rng,
+                max_turns=max_turns,
+                start=begin,
+                executor=executor,
+                streams=streams or STREAMS,
+                bar=bar,
+                play=play,
+                result_type=SimulationResult,
+            )
         else:
             result = play(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
     finally:
