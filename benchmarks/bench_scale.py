@@ -162,6 +162,7 @@ def main() -> int:
             f"{_fmt_s(r['first_s'])} | {_fmt_s(r['cpu_s'])} | {r['peak_mb']:.0f} MB | {target} | {met} |",
             flush=True,
         )
+    missed = [n for n in names if results[n].get("error") or _missed(CASES[n], results[n])]
     ratios = []
     if {"turns-1e6", "turns-1e6-one-superlu"} <= results.keys() and "error" not in results["turns-1e6"]:
         old, new = results["turns-1e6-one-superlu"], results["turns-1e6"]
@@ -184,7 +185,15 @@ def main() -> int:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"results": results, "ratios": ratios}, fh, indent=1)
-    return 0
+    if missed:
+        print("missed: " + ", ".join(missed))
+    return 1 if missed else 0
+
+
+def _missed(case: dict, r: dict) -> bool:
+    if "target_s" not in case:
+        return False
+    return not (r["best_s"] < case["target_s"] and r["peak_mb"] < case.get("target_mb", float("inf")))
 
 
 if __name__ == "__main__":
