@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..board import Board
+from ..errors import SnlError
 from ..rules import Rules
 
 __all__ = ["LiveOdds", "win_odds"]
@@ -79,6 +81,22 @@ def _survival_table(board: Board, rules: Rules) -> np.ndarray | None:
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _project_odds(board: Board, rules: Rules, players: int, mode: str) -> Any:
+    """The project's :class:`snlmarkov.Odds` for a table, solved once; None when it has no figure."""
+    try:
+        from ..races.odds import Odds
+    except ImportError:  # not in this version of snlmarkov: the fallback below is used
+        return _NO_PROJECT_ODDS
+    try:
+        return Odds(board, rules, players=players, mode=mode)
+    except SnlError:  # e.g. bump with more than 3 players: no exact figure
+        return None
+
+
+_NO_PROJECT_ODDS = object()
+
+
 def win_odds(
     board: Board,
     rules: Rules,
@@ -115,6 +133,14 @@ def win_odds(
     'none'
     """
     k = len(positions)
+    project = _project_odds(board, rules, k, mode)
+    if project is None:
+        return LiveOdds((), "none")
+    if project is not _NO_PROJECT_ODDS:
+        from ..state import GameState
+
+        state = GameState(tuple(positions), to_move=current, places=tuple(finished))
+        return LiveOdds(tuple(float(p) for p in project.win_probability(state)), "exact")
     if finished:
         return LiveOdds(tuple(1.0 if i == finished[0] else 0.0 for i in range(k)), "exact")
     if rules.bump:
