@@ -328,8 +328,13 @@ def test_flooding_is_limited(tmp_path):
         room = create_room(srv.base, kind="local", seats=seats(("Ann", RED, False), ("Bob", BLUE, False)))
         c = Client(srv.base, room["room"])
         c.hello(room["host"])
-        for _ in range(150):
-            c.send(type="ping")
+        sent = 0
+        try:
+            for sent in range(1, 151):
+                c.send(type="ping")
+        except Exception:  # the server closed the flooding connection before all were sent
+            pass
+        assert sent > 100
         codes = set()
         try:
             while True:
