@@ -330,8 +330,9 @@ def test_flooding_is_limited(tmp_path):
         c.hello(room["host"])
         sent = 0
         try:
-            for sent in range(1, 151):
+            while sent < 150:
                 c.send(type="ping")
+                sent += 1
         except Exception:  # the server closed the flooding connection before all were sent
             pass
         assert sent > 100
