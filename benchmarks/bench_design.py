@@ -42,7 +42,7 @@ TARGET = 5_000.0
 def candidates(count: int, seed: int = 1) -> np.ndarray:
     """Destination arrays of ``count`` random boards with 8 ladders and 8 snakes (as the search draws them)."""
     import snlmarkov as snl
-    from snlmarkov.search.anneal import _initial, _Problem, _horizon
+    from snlmarkov.search.anneal import _horizon, _initial, _Problem
 
     target = snl.Target(mean=25)
     horizon, tail = _horizon(target)
