@@ -88,6 +88,7 @@ TITLES = {
     "snlmarkov.analysis": "Analysis",
     "snlmarkov.races": "Races",
     "snlmarkov.checks": "Checks",
+    "snlmarkov.search": "Board design and sweeps",
     "snlmarkov.plots": "Plots",
     "snlmarkov.report": "Report",
     "snlmarkov.web": "Browser game",
