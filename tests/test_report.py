@@ -238,8 +238,8 @@ def test_summary_json_crosscheck(two_runs):
     report, _, _ = two_runs
     check = report.summary["crosscheck"]
     assert check["games"] == GAMES and check["seed"] == SEED
-    assert check["passed"] in (True, False)
-    assert check["verdict"].startswith("PASSED" if check["passed"] else "FAILED")
+    assert check["passed"] is True  # a correct model at the report's alpha, with this fixed seed
+    assert check["verdict"].startswith("PASSED")
     assert [c["name"] for c in check["checks"]] == ["mean turns", "mean rolls", "turn distribution", "landings"]
     assert check["exact_mean_turns"] == pytest.approx(55.614784073828, abs=1e-9)
     # the exact model is right, so at the report's alpha it passes with this seed
