@@ -38,6 +38,7 @@ FIGURES = [
     "race_wins",
     "race_places",
     "crosscheck",
+    "odds",
 ]
 SVGS = ["board", "lengths", "toggles", "jump_effects", "race_wins", "crosscheck"]
 
@@ -297,7 +298,7 @@ def test_committed_figures_match_the_code(two_runs):
     fresh = json.loads(json.dumps(dict(two_runs[0].summary)))
     assert sorted(committed["files"]) == sorted(fresh["files"])
     assert sorted(p.name for p in committed_dir.iterdir()) == sorted(fresh["files"])
-    for section in ("board", "presets", "toggles", "jump_effects", "race", "race_family_two_players"):
+    for section in ("board", "presets", "toggles", "jump_effects", "race", "race_family_two_players", "odds_game"):
         assert_close(committed[section], fresh[section], section)
     assert committed["crosscheck"]["passed"] is True
     assert committed["crosscheck"]["games"] == 100_000
