@@ -183,7 +183,7 @@ class Analysis:
         for start, end in self.board.jumps.items():
             jumps = dict(self.board.jumps)
             del jumps[start]
-            without = expected_turns(Board(self.board.size, jumps), self.rules)
+            without = expected_turns(Board(self.board.size, jumps, chain=self.board.chain), self.rules)
             out.append(
                 JumpEffect(
                     start=start,

@@ -18,7 +18,7 @@ import numpy as np
 from ..board import Board
 from ..rules import Rules
 
-__all__ = ["RollOutcomes", "RollSlots", "one_roll", "roll_slots", "index_dtype"]
+__all__ = ["RollOutcomes", "RollSlots", "one_roll", "roll_slots", "index_dtype", "chain_landings", "all_landings"]
 
 
 def index_dtype(*bounds: int) -> type:
@@ -47,7 +47,9 @@ class RollOutcomes:
     landing : ndarray of int
         The square the roll lands on before a jump acts, or -1 when the
         roll lands nowhere (failed or successful entry, overshoot under
-        ``stay``, a six voided by ``forfeit``).
+        ``stay``, a six voided by ``forfeit`` or sent home by ``restart``).
+        On a chained board the later squares of the chain where a jump acts
+        are landed on too: :func:`all_landings` lists them.
     square : ndarray of int
         Where the token is after the roll (jump applied).
     cont : ndarray of bool
@@ -122,6 +124,7 @@ def roll_slots(
     capped = np.zeros(b, dtype=bool) if rules.max_sixes is None else sixes >= rules.max_sixes
     redeal = capped & (rules.on_cap == "redeal")
     void = capped & (rules.on_cap == "forfeit")
+    home = capped & (rules.on_cap == "restart")
 
     prob = np.full((b, f), 1.0 / f)
     if redeal.any():
@@ -139,6 +142,8 @@ def roll_slots(
         t[stay] = -1
     landing = t
     square = dest[np.maximum(t, 0)]
+    if rules.finish == "bounce" and not rules.jump_after_bounce:
+        np.copyto(square, t, where=over)  # the token stays on the bounce square, jump or not
     if rules.finish == "stay":
         np.copyto(square, cur[:, None], where=stay)
     cont = np.zeros((b, f), dtype=bool)
@@ -149,6 +154,10 @@ def roll_slots(
         landing[void, f - 1] = -1
         square[void, f - 1] = np.asarray(origin, dtype=itype)[void]
         cont[void, f - 1] = False
+    if home.any():  # restart: a six at the cap ends the turn, the token back on 0; it lands nowhere
+        landing[home, f - 1] = -1
+        square[home, f - 1] = 0
+        cont[home, f - 1] = False
     if rules.start_on_six:
         entering = (cur == 0) & (sixes == 0)
         if entering.any():
@@ -178,3 +187,67 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
     index = np.broadcast_to(np.arange(valid.shape[0], dtype=itype)[:, None], valid.shape)
     face = np.broadcast_to(np.arange(1, valid.shape[1] + 1, dtype=itype), valid.shape)
     return RollOutcomes(index[valid], s.prob[valid], s.landing[valid], s.square[valid], s.cont[valid], face[valid])
+
+
+def chain_landings(board: Board) -> list[np.ndarray]:
+    """The squares landed on after the first when a chain of jumps is followed.
+
+    ``extra[d][t]`` is the square where jump ``d + 2`` of the chain starting
+    on ``t`` acts (it counts as landed on), or -1. Empty unless the board
+    chains and some jump ends on another jump's start.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> [e.tolist() for e in chain_landings(Board(6, {1: 3, 3: 5, 5: 2}, chain=True))]
+    [[-1, 3, -1, 5, -1, -1, -1], [-1, 5, -1, -1, -1, -1, -1]]
+    """
+    if not board.chain:
+        return []
+    step = np.full(board.size + 1, -1, dtype=np.int64)  # the next jump start along a chain, or -1
+    for start, end in board.jumps.items():
+        if end in board.jumps:
+            step[start] = end
+    extra = []
+    cur = step.copy()
+    while (cur >= 0).any():
+        extra.append(cur)
+        cur = np.where(cur >= 0, step[np.maximum(cur, 0)], -1)
+    return extra
+
+
+def all_landings(
+    board: Board, landing: np.ndarray, square: np.ndarray, extra: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every square each roll outcome lands on: ``(outcome index, square)`` pairs.
+
+    ``landing`` and ``square`` are flat arrays of outcomes (as in
+    :class:`RollOutcomes`). An outcome lands on its ``landing`` (when it is
+    not -1) and, when a jump acted there on a chained board, on every later
+    square of the chain where a jump acts. ``extra`` is
+    :func:`chain_landings` (pass it to save recomputing it).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> b = Board(6, {1: 3, 3: 5}, chain=True)
+    >>> idx, sq = all_landings(b, np.array([1, 3, -1, 1]), np.array([5, 5, 0, 1]))
+    >>> idx.tolist(), sq.tolist()   # the last outcome landed on 1 but no jump acted
+    ([0, 1, 3, 0], [1, 3, 1, 3])
+    """
+    landing = np.asarray(landing)
+    square = np.asarray(square)
+    hit = np.flatnonzero(landing >= 0)
+    idx, sq = [hit], [landing[hit]]
+    extra = chain_landings(board) if extra is None else extra
+    if extra:
+        jumped = hit[square[hit] != landing[hit]]  # a jump acted: the chain was followed
+        for later in extra:
+            more = later[landing[jumped]]
+            keep = more >= 0
+            jumped, more = jumped[keep], more[keep]
+            if not jumped.size:
+                break
+            idx.append(jumped)
+            sq.append(more)
+    return np.concatenate(idx), np.concatenate(sq).astype(landing.dtype, copy=False)

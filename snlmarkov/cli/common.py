@@ -20,7 +20,10 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
         "--board",
         default="jungle",
         metavar="NAME|FILE",
-        help=f"built-in board ({', '.join(Board.names())}) or a .toml/.json board file (default: jungle)",
+        help=(
+            f"built-in board ({', '.join(Board.names())}) or a .toml/.json board file, "
+            "with chain = true to let jumps chain (default: jungle)"
+        ),
     )
     if rules:
         parser.add_argument(
@@ -34,7 +37,10 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
             action="append",
             default=[],
             metavar="FIELD=VALUE",
-            help="change one rule, e.g. --set finish=bounce --set max_sixes=none (repeatable)",
+            help=(
+                "change one rule, e.g. --set finish=bounce --set max_sixes=none --set on_cap=restart "
+                "--set jump_after_bounce=false (repeatable)"
+            ),
         )
 
 
@@ -62,6 +68,8 @@ def parse_setting(text: str) -> tuple[str, Any]:
     --------
     >>> parse_setting("max_sixes=none"), parse_setting("bump=yes"), parse_setting("finish=bounce")
     (('max_sixes', None), ('bump', True), ('finish', 'bounce'))
+    >>> parse_setting("on_cap=restart"), parse_setting("jump_after_bounce=false")
+    (('on_cap', 'restart'), ('jump_after_bounce', False))
     """
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
@@ -69,7 +77,7 @@ def parse_setting(text: str) -> tuple[str, Any]:
     if not sep or name not in fields:
         raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {text!r}")
     low = raw.lower()
-    if name in ("bonus_on_six", "start_on_six", "bump"):
+    if name in ("bonus_on_six", "start_on_six", "bump", "jump_after_bounce"):
         truth = {
             "true": True,
             "yes": True,
