@@ -37,6 +37,7 @@ _EXPORTS = {
     # configuration
     "Board": "board",
     "Rules": "rules",
+    "GameState": "state",
     # exact models and analysis
     "TransitionModel": "chain.model",
     "RollState": "chain.model",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -439,9 +440,9 @@ def _pairs(value: Any, what: str) -> list[tuple[int, int]]:
 
 
 def _load_toml(text: str) -> Any:
-    try:
-        import tomllib  # Python >= 3.11
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     return tomllib.loads(text)
 

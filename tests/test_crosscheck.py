@@ -40,7 +40,9 @@ def without(board, start):
 # ------------------------------------------------------ correct models pass
 def grid():
     """Every preset, and every combination of the toggles, on both boards."""
-    cases = [(name, preset, Rules.preset(preset)) for name in ("jungle", "milton_bradley") for preset in Rules.presets()]
+    cases = [
+        (name, preset, Rules.preset(preset)) for name in ("jungle", "milton_bradley") for preset in Rules.presets()
+    ]
     caps = [(None, "redeal"), (1, "redeal"), (2, "forfeit")]
     for name, finish, bonus, six, (cap, on_cap) in itertools.product(
         ("jungle", "milton_bradley"), ("stay", "bounce", "none"), (True, False), (False, True), caps

@@ -101,13 +101,13 @@ def test_a_cycle_of_jumps_is_refused_naming_its_squares(jumps, cycle):
 
 def test_chained_board_files(tmp_path):
     p = tmp_path / "puzzle.toml"
-    p.write_text('size = 10\nchain = true\n[ladders]\n2 = 5\n5 = 8\n[snakes]\n9 = 4\n')
+    p.write_text("size = 10\nchain = true\n[ladders]\n2 = 5\n5 = 8\n[snakes]\n9 = 4\n")
     b = Board.from_file(p)
     assert b.chain and b.destination()[2] == 8 and b.name == "puzzle"
-    p.write_text('size = 10\n[ladders]\n2 = 5\n5 = 8\n')
+    p.write_text("size = 10\n[ladders]\n2 = 5\n5 = 8\n")
     with pytest.raises(BoardError, match="jumps chain"):
         Board.from_file(p)
-    p.write_text('size = 10\nchain = true\n[ladders]\n2 = 5\n[snakes]\n5 = 2\n')
+    p.write_text("size = 10\nchain = true\n[ladders]\n2 = 5\n[snakes]\n5 = 2\n")
     with pytest.raises(BoardError, match="cycle: 2->5->2"):
         Board.from_file(p)
 
@@ -251,7 +251,11 @@ def test_all_three_rules_together():
 NEW_RULES = [
     Rules(finish=f, bonus_on_six=bo, max_sixes=c, on_cap=o, start_on_six=s, jump_after_bounce=j)
     for f, bo, c, o, s, j in itertools.product(
-        ["stay", "bounce", "none"], [True, False], [None, 1, 2], ["redeal", "forfeit", "restart"], [True, False],
+        ["stay", "bounce", "none"],
+        [True, False],
+        [None, 1, 2],
+        ["redeal", "forfeit", "restart"],
+        [True, False],
         [True, False],
     )
     if (o == "restart" or not j) and (j or f == "bounce")  # the new combinations only

@@ -186,7 +186,9 @@ def test_cli_sets_the_house_rules_and_reads_chained_board_files(tmp_path, capsys
     assert main(["analyze", "--set", "on_cap=restart", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["rules"]["on_cap"] == "restart"
-    assert data["expected_turns"] == pytest.approx(float(exact_expected_turns(None, Rules(on_cap="restart"))), rel=1e-12)
+    assert data["expected_turns"] == pytest.approx(
+        float(exact_expected_turns(None, Rules(on_cap="restart"))), rel=1e-12
+    )
     argv = ["analyze", "--rules", "family", "--set", "jump_after_bounce=false", "--json"]
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["rules"]["jump_after_bounce"] is False

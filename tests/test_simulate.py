@@ -229,13 +229,23 @@ def every_rule_set(faces=(6,)):
 def house_rule_sets(faces=(6,)):
     """The combinations the house rules of issue 11 add: restart, and no jump after a bounce."""
     for finish, bonus, cap, on_cap, six, jab, f in itertools.product(
-        ("stay", "bounce", "none"), (False, True), (None, 1, 2), ("redeal", "forfeit", "restart"), (False, True),
-        (True, False), faces,
+        ("stay", "bounce", "none"),
+        (False, True),
+        (None, 1, 2),
+        ("redeal", "forfeit", "restart"),
+        (False, True),
+        (True, False),
+        faces,
     ):
         if (on_cap != "restart" and jab) or (not jab and finish != "bounce") or (cap is None and on_cap != "redeal"):
             continue
         yield Rules(
-            finish=finish, bonus_on_six=bonus, max_sixes=cap, on_cap=on_cap, start_on_six=six, faces=f,
+            finish=finish,
+            bonus_on_six=bonus,
+            max_sixes=cap,
+            on_cap=on_cap,
+            start_on_six=six,
+            faces=f,
             jump_after_bounce=jab,
         )
 
@@ -433,7 +443,8 @@ def test_tables_agree_with_the_game_engine_turn_by_turn(rules, name):
             landed = [
                 ev.end if isinstance(ev, Move) else ev.start
                 for i, ev in enumerate(events)
-                if isinstance(ev, Move) or (isinstance(ev, (Ladder, Snake)) and isinstance(events[i - 1], (Ladder, Snake)))
+                if isinstance(ev, Move)
+                or (isinstance(ev, (Ladder, Snake)) and isinstance(events[i - 1], (Ladder, Snake)))
             ]
             assert landed == [int(x) for x in table.land[:, e] if x != board.size + 1]
 

@@ -46,6 +46,7 @@ class LengthDistribution:
     probabilities: np.ndarray = field(repr=False)
     tail_mass: float = 0.0
     unit: str = "turns"
+    _cdf: np.ndarray = field(init=False, repr=False, compare=False)  # set in __post_init__
 
     def __post_init__(self) -> None:
         p = np.asarray(self.probabilities, dtype=float)

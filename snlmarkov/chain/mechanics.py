@@ -12,16 +12,27 @@ of the die. :func:`one_roll` flattens that table to one entry per outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..board import Board
 from ..rules import Rules
 
-__all__ = ["RollOutcomes", "RollSlots", "one_roll", "roll_slots", "index_dtype", "chain_landings", "all_landings"]
+__all__ = [
+    "RollOutcomes",
+    "RollSlots",
+    "RollStory",
+    "one_roll",
+    "roll_slots",
+    "roll_story",
+    "index_dtype",
+    "chain_landings",
+    "all_landings",
+]
 
 
-def index_dtype(*bounds: int) -> type:
+def index_dtype(*bounds: int) -> type[np.signedinteger[Any]]:
     """``numpy.int32`` when every bound fits in it with room to spare, else ``numpy.int64``.
 
     Examples
@@ -75,12 +86,23 @@ class RollSlots:
     is 0 is no outcome (the six under ``redeal`` at the cap). Other fields
     are as in :class:`RollOutcomes`. In each row only the last column (the
     six) can have ``cont`` set.
+
+    The flags say which rule acted, for :func:`roll_story` (the event log a
+    roll produces): ``capped`` and ``entering`` per state, ``overshoot``
+    (``stay`` kept the token), ``bounced``, ``void`` (``forfeit``) and
+    ``restarted`` (``restart``: back to square 0) per slot.
     """
 
     prob: np.ndarray
     landing: np.ndarray
     square: np.ndarray
     cont: np.ndarray
+    capped: np.ndarray
+    entering: np.ndarray
+    overshoot: np.ndarray
+    bounced: np.ndarray
+    void: np.ndarray
+    restarted: np.ndarray
 
     @property
     def valid(self) -> np.ndarray:
@@ -133,6 +155,7 @@ def roll_slots(
     t = cur[:, None] + np.arange(1, f + 1, dtype=itype)
     stay = np.zeros((b, f), dtype=bool)
     over = t > n_sq
+    bounced = over if rules.finish == "bounce" else np.zeros((b, f), dtype=bool)
     if rules.finish == "bounce":
         np.subtract(2 * n_sq, t, out=t, where=over)
     elif rules.finish == "none":
@@ -150,14 +173,19 @@ def roll_slots(
     if rules.bonus_on_six:
         cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped
 
+    voided = np.zeros((b, f), dtype=bool)
     if void.any():  # forfeit: a six at the cap voids the turn, back to its origin
         landing[void, f - 1] = -1
         square[void, f - 1] = np.asarray(origin, dtype=itype)[void]
         cont[void, f - 1] = False
+        voided[void, f - 1] = True
+    restarted = np.zeros((b, f), dtype=bool)
     if home.any():  # restart: a six at the cap ends the turn, the token back on 0; it lands nowhere
         landing[home, f - 1] = -1
         square[home, f - 1] = 0
         cont[home, f - 1] = False
+        restarted[home, f - 1] = True
+    entering = np.zeros(b, dtype=bool)
     if rules.start_on_six:
         entering = (cur == 0) & (sixes == 0)
         if entering.any():
@@ -166,7 +194,7 @@ def roll_slots(
             square[entering] = 0
             cont[entering] = False
             cont[entering, f - 1] = True
-    return RollSlots(prob, landing, square, cont)
+    return RollSlots(prob, landing, square, cont, capped, entering, stay, bounced, voided, restarted)
 
 
 def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray) -> RollOutcomes:
@@ -187,6 +215,93 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
     index = np.broadcast_to(np.arange(valid.shape[0], dtype=itype)[:, None], valid.shape)
     face = np.broadcast_to(np.arange(1, valid.shape[1] + 1, dtype=itype), valid.shape)
     return RollOutcomes(index[valid], s.prob[valid], s.landing[valid], s.square[valid], s.cont[valid], face[valid])
+
+
+@dataclass(frozen=True)
+class RollStory:
+    """What one roll of a given face does, told as the game log tells it.
+
+    Attributes
+    ----------
+    prob : float
+        Probability of this face from this state; 0 when the rules cannot
+        deal it (then ``steps`` is empty).
+    steps : tuple of dict
+        The events the roll produces, in order, as plain data without
+        ``seat`` and ``turn`` (the vocabulary of ``snlmarkov.game.events``):
+        ``cap_reached``, ``roll``, then ``enter`` / ``failed_enter`` /
+        ``forfeit`` / ``restart`` / ``overshoot`` / ``bounce`` + ``move`` /
+        ``move``, each jump taken (``ladder`` / ``snake``; every jump of a
+        chain, none after a bounce when ``jump_after_bounce`` is off), and
+        ``bonus_roll``.
+    square : int
+        Where the token is after the roll.
+    cont : bool
+        Whether the turn goes on with another roll.
+    """
+
+    prob: float
+    steps: tuple
+    square: int
+    cont: bool
+
+
+def roll_story(
+    board: Board, rules: Rules, cur: int, sixes: int, origin: int, face: int, *, dest: np.ndarray | None = None
+) -> RollStory:
+    """The events one roll of ``face`` produces from the in-turn state ``(cur, sixes, origin)``.
+
+    It reads everything from :func:`roll_slots`, so a record verified with
+    it follows the same mechanics as the matrices. A new rule needs a flag
+    in :class:`RollSlots` and a step here, nothing else.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> story = roll_story(Board(10, {5: 2}), Rules(), 3, 0, 3, 2)
+    >>> [s["kind"] for s in story.steps], story.square, story.cont
+    (['roll', 'move', 'snake'], 2, False)
+    >>> roll_story(Board(10), Rules(), 4, 2, 4, 6).prob  # redeal: a capped six is never dealt
+    0.0
+    """
+    f = rules.faces
+    if not 1 <= face <= f:
+        return RollStory(0.0, (), int(cur), False)
+    s = roll_slots(board, rules, np.array([cur]), np.array([sixes]), np.array([origin]), dest=dest)
+    j = face - 1
+    prob = float(s.prob[0, j])
+    if prob <= 0:
+        return RollStory(0.0, (), int(cur), False)
+    capped, landing, square, cont = bool(s.capped[0]), int(s.landing[0, j]), int(s.square[0, j]), bool(s.cont[0, j])
+    steps: list[dict] = []
+    if capped:
+        steps.append({"kind": "cap_reached", "sixes": int(sixes)})
+    steps.append({"kind": "roll", "value": int(face), "capped": capped})
+    if s.entering[0]:
+        steps.append({"kind": "enter"} if cont else {"kind": "failed_enter"})
+        return RollStory(prob, tuple(steps), square, cont)
+    if s.void[0, j]:
+        steps.append({"kind": "forfeit", "back_to": square})
+        return RollStory(prob, tuple(steps), square, cont)
+    if s.restarted[0, j]:
+        steps.append({"kind": "restart", "from_square": int(cur)})
+        return RollStory(prob, tuple(steps), square, cont)
+    if s.overshoot[0, j]:
+        steps.append({"kind": "overshoot", "square": int(cur), "value": int(face)})
+        return RollStory(prob, tuple(steps), square, cont)
+    if s.bounced[0, j]:
+        steps.append({"kind": "bounce", "target": landing})
+    steps.append({"kind": "move", "start": int(cur), "end": landing})
+    pos, jumps = landing, board.jumps
+    while pos != square and pos in jumps:  # every jump taken, in order
+        nxt = int(jumps[pos])
+        steps.append({"kind": "ladder" if nxt > pos else "snake", "start": pos, "end": nxt})
+        pos = nxt
+    if pos != square:
+        raise RuntimeError(f"roll mechanics: the jumps from {landing} do not lead to {square}")  # pragma: no cover
+    if cont:
+        steps.append({"kind": "bonus_roll"})
+    return RollStory(prob, tuple(steps), square, cont)
 
 
 def chain_landings(board: Board) -> list[np.ndarray]:

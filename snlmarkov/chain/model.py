@@ -300,7 +300,7 @@ def _turn_rows(
         while f ** -float(depth) >= NO_CAP_MASS:
             depth += 1
     else:
-        depth = rules.max_sixes + 1
+        depth = int(rules.max_sixes or 0) + 1
     est_levels = depth + 1 if (rules.bonus_on_six or rules.start_on_six) else 1
     extra = int(no_cap) + int(minus_identity)
     block = max(64, _BLOCK_SLOTS // (f * est_levels + extra))
@@ -311,7 +311,7 @@ def _turn_rows(
     indptr = np.zeros(n + 2, dtype=out_idx.dtype)
     nnz = 0
     want_rolls = rolls
-    rolls = np.zeros(n + 1)
+    roll_counts = np.zeros(n + 1)
     land_r, land_c, land_v = [], [], []
 
     for lo in range(0, n, block):
@@ -355,16 +355,16 @@ def _turn_rows(
         width = len(levels) * f
         cols = np.empty((nb, width + extra), dtype=itype)
         vals = np.zeros((nb, width + extra))
-        for lev, (rows_l, sq, ends) in enumerate(levels):
+        for lev, (rows_at, sq, ends) in enumerate(levels):
             part = slice(lev * f, (lev + 1) * f)
-            if isinstance(rows_l, slice):
+            if isinstance(rows_at, slice):
                 cols[:, part], vals[:, part] = sq, ends
             else:  # the other rows keep value 0 there: no entry (their columns are never read)
-                cols[rows_l, part], vals[rows_l, part] = sq, ends
+                cols[rows_at, part], vals[rows_at, part] = sq, ends
         if want_rolls:
             roll_count = np.zeros(width + extra)
             roll_count[:width] = np.repeat(np.arange(1.0, len(levels) + 1), f)
-            rolls[lo:hi] = vals @ roll_count  # rolls of a turn = the level its path ended on
+            roll_counts[lo:hi] = vals @ roll_count  # rolls of a turn = the level its path ended on
         if no_cap:  # put the (< NO_CAP_MASS) mass of endless six runs back where the turn began
             deficit = 1.0 - vals[:, :width].sum(axis=1)
             cols[:, width] = np.arange(lo, hi, dtype=itype)
@@ -395,7 +395,7 @@ def _turn_rows(
     else:
         empty = np.zeros(0, dtype=itype)
         land = (empty, empty, np.zeros(0))
-    return _TurnRows(indptr, out_idx, out_val, rolls, land)
+    return _TurnRows(indptr, out_idx, out_val, roll_counts, land)
 
 
 def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) -> TransitionModel:
@@ -537,7 +537,9 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
 
     # in-turn states: square, sixes, origin (origin only under forfeit)
     if forfeit:
-        mid_sq, mid_s, mid_o = [], [], []
+        sq_parts: list[np.ndarray] = []
+        s_parts: list[np.ndarray] = []
+        o_parts: list[np.ndarray] = []
         row = np.arange(n, dtype=np.int64)
         cur, six = row.copy(), np.zeros(n, dtype=np.int64)
         for s in range(1, levels + 1):
@@ -545,8 +547,10 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
             keep = out.cont
             row, cur = row[out.index[keep]], out.square[keep]
             six = np.full(row.size, s, dtype=np.int64)
-            mid_sq.append(cur), mid_s.append(six), mid_o.append(row)
-        mid_sq, mid_s, mid_o = (np.concatenate(a) for a in (mid_sq, mid_s, mid_o))
+            sq_parts.append(cur)
+            s_parts.append(six)
+            o_parts.append(row)
+        mid_sq, mid_s, mid_o = (np.concatenate(a) for a in (sq_parts, s_parts, o_parts))
         # index lookup by (origin, sixes)
         lookup = np.full((levels + 1, n), -1, dtype=np.int64)
         lookup[mid_s, mid_o] = n + 1 + np.arange(mid_sq.size)

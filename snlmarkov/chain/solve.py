@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -99,7 +100,7 @@ class AbsorbingSystem:
 
     model: TransitionModel
     states: np.ndarray = field(repr=False)
-    _lu: object = field(repr=False)
+    _lu: Any = field(repr=False)  # a SuperLU-like object with .solve(b, trans=...)
     _whole: bool = field(repr=False, default=False)
 
     @classmethod

@@ -335,9 +335,9 @@ def crosscheck(
     dist_check = _turn_distribution(turns_all, exact, share)
 
     # ---- landings per square, by batch means
-    batch_landings = np.array(batch_landings)
-    means = batch_landings.mean(axis=0)
-    se = batch_landings.std(axis=0, ddof=1) / math.sqrt(batches)
+    landings_by_batch = np.array(batch_landings)
+    means = landings_by_batch.mean(axis=0)
+    se = landings_by_batch.std(axis=0, ddof=1) / math.sqrt(batches)
     t_stat, p_raw = _landing_tests(means, se, exact.landings, batches - 1)
     tested_mask = ~((means == 0) & (exact.landings == 0))
     p_holm = np.ones(means.size)

@@ -1,11 +1,15 @@
-"""Verify a played game against the exact turn-level model.
+"""Verify a played game against the exact model's roll mechanics.
 
-:func:`verify_game` replays every turn of a :class:`~snlmarkov.GameRecord`
-through the matrix code's own roll mechanics (not the engine's) and checks
-that the logged rolls produce exactly the logged moves, that every observed
-turn ``start -> end`` has positive probability in the turn-level matrix, that
-bumps happen exactly when the rules say, and that seats play in order. It
-reports the log-probability of each turn and of the whole game.
+:func:`verify_game` replays the whole event log of a
+:class:`~snlmarkov.GameRecord` through the matrix code's own roll mechanics
+(:func:`snlmarkov.chain.mechanics.roll_story`, not the engine): from the
+state the log has reached and the dice the log shows, it regenerates every
+event each turn must hold (rolls, entries, moves, bounces, jumps, bonus
+rolls, caps, forfeits, bumps, finishes, the end of the game) and compares
+them field by field with the log, reporting the first event that differs by
+turn and event index. It also checks that every turn ``start -> end`` has
+positive probability in the turn-level matrix, and reports the
+log-probability of each turn and of the whole game.
 """
 
 from __future__ import annotations
@@ -13,11 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
-from ..chain.mechanics import one_roll
+from ..chain.mechanics import roll_story
 from ..chain.model import turn_model
-from ..errors import SnlError
+from ..errors import GameError, SnlError
+from ..game.events import Bump, Finish, GameOver, Roll, Skip, event_from_dict
 
 __all__ = ["verify_game", "VerificationReport", "TurnCheck"]
 
@@ -92,33 +95,61 @@ class VerificationReport:
         return "\n".join(lines)
 
 
-def _replay_turn(board, rules, start: int, rolls: tuple) -> tuple[int, float, str]:
-    """Follow ``rolls`` from ``start``: (end square, log-probability of the rolls, problem)."""
-    if not rolls:
-        return start, -math.inf, "no rolls in a turn that was not skipped"
+def _expected_rolls(
+    board, rules, dest, seat: int, turn: int, start: int, values: tuple
+) -> tuple[list, int, float, str]:
+    """The events the dice ``values`` must produce from ``start``: (events, end, log-probability, problem)."""
+    if not values:
+        return [], start, -math.inf, "no rolls in a turn that was not skipped"
     cur, sixes, logp = start, 0, 0.0
-    for i, k in enumerate(rolls):
-        out = one_roll(board, rules, np.array([cur]), np.array([sixes]), np.array([start]))
-        hit = np.flatnonzero(out.face == k)
-        if hit.size != 1:
+    events: list = []
+    for i, k in enumerate(values):
+        story = roll_story(board, rules, cur, sixes, start, k, dest=dest)
+        if story.prob <= 0:
             why = "after the cap" if rules.max_sixes is not None and sixes >= rules.max_sixes else "here"
-            return cur, -math.inf, f"roll {i + 1} ({k}) cannot be dealt {why} under these rules"
-        j = int(hit[0])
-        logp += math.log(out.prob[j])
-        last = i == len(rolls) - 1
-        if out.cont[j]:
-            if last:
-                return int(out.square[j]), -math.inf, "the turn stopped while another roll was due"
-            cur, sixes = int(out.square[j]), sixes + 1
-        else:
-            if not last:
-                return int(out.square[j]), -math.inf, f"rolls go on after roll {i + 1} ended the turn"
-            return int(out.square[j]), logp, ""
-    raise AssertionError("unreachable")  # pragma: no cover
+            return events, cur, -math.inf, f"roll {i + 1} ({k}) cannot be dealt {why} under these rules"
+        events += [event_from_dict({**step, "seat": seat, "turn": turn}) for step in story.steps]
+        logp += math.log(story.prob)
+        cur = story.square
+        if not story.cont:
+            if i < len(values) - 1:
+                return events, cur, -math.inf, f"rolls go on after roll {i + 1} ended the turn"
+            return events, cur, logp, ""
+        sixes += 1
+    return events, cur, -math.inf, "the turn stopped while another roll was due"
+
+
+def _first_difference(expected: list, logged: tuple) -> str:
+    """Where two event lists first differ, in words; empty when they are equal."""
+    for i, (want, got) in enumerate(zip(expected, logged)):
+        if want != got:
+            return f"event {i}: the rules give {want!r}, the log has {got!r}"
+    if len(expected) > len(logged):
+        return f"event {len(logged)}: the rules give {expected[len(logged)]!r}, the log has no more events"
+    if len(logged) > len(expected):
+        return f"event {len(expected)}: the log has {logged[len(expected)]!r} where the rules give no more events"
+    return ""
+
+
+def _turn_groups(log: tuple) -> list[tuple]:
+    """The log cut into turns (the record guarantees turns 0, 1, 2, ... in order)."""
+    groups: list[list] = []
+    for event in log:
+        if not groups or groups[-1][0].turn != event.turn:
+            groups.append([])
+        groups[-1].append(event)
+    return [tuple(g) for g in groups]
 
 
 def verify_game(record) -> VerificationReport:
-    """Check every turn of a played game against the exact model.
+    """Check a played game, event by event, against the exact model's roll mechanics.
+
+    Every turn is regenerated from the state the game had reached (every
+    token's square, who has finished, whose turn it is) and the dice the log
+    shows, through the same roll mechanics the matrices are built from; the
+    regenerated events must equal the logged ones in every field. A turn
+    logged as skipped must be a lone :class:`~snlmarkov.game.events.Skip` of
+    the seat due.
 
     Parameters
     ----------
@@ -128,8 +159,19 @@ def verify_game(record) -> VerificationReport:
     Returns
     -------
     VerificationReport
-        ``passed`` is True when every turn holds; ``failures`` names the
-        turns that do not.
+        ``passed`` is True when every turn holds; ``failures`` names each
+        failing turn and its first differing event.
+
+    Raises
+    ------
+    SnlError
+        If ``record`` is not a GameRecord; GameError if its log is empty
+        (there is nothing to verify).
+
+    Notes
+    -----
+    Cost: one turn-level matrix of the board (see
+    :func:`~snlmarkov.turn_model`) plus a few microseconds per roll.
 
     Examples
     --------
@@ -146,8 +188,11 @@ def verify_game(record) -> VerificationReport:
 
     if not isinstance(record, GameRecord):
         raise SnlError(f"verify_game takes a GameRecord, got {type(record).__name__}")
+    if not record.log:
+        raise GameError("the record's log is empty: there is no game to verify")
     board, rules = record.board, record.rules
     n = board.size
+    dest = board.destination()
     matrix = turn_model(board, rules).matrix
     k = len(record.seats)
     positions = [0] * k
@@ -155,40 +200,46 @@ def verify_game(record) -> VerificationReport:
     checks, failures = [], []
     expected_seat = 0
     game_over = False
-    for t in record.turns():
+    summaries = record.turns()
+    for group, t in zip(_turn_groups(record.log), summaries):
         problems = []
+        seat = expected_seat
         if game_over:
             problems.append("a turn after the game was over")
-        if t.seat != expected_seat:
-            problems.append(f"seat {t.seat} played where seat {expected_seat} was due")
-        if t.start != positions[t.seat]:
-            problems.append(f"starts on {t.start} but the token was on {positions[t.seat]}")
-        if t.skipped:
-            prob, logp, roll_logp, end = 1.0, 0.0, 0.0, t.start
+        if t.seat != seat:
+            problems.append(f"seat {t.seat} played where seat {seat} was due")
+        start = positions[seat]
+        values = tuple(e.value for e in group if isinstance(e, Roll))
+        prob, logp, roll_logp = 1.0, 0.0, 0.0
+        if isinstance(group[0], Skip):
+            expected: list = [Skip(seat=seat, turn=t.turn)]
+            end = start
         else:
-            end, roll_logp, problem = _replay_turn(board, rules, t.start, t.rolls)
+            expected, end, roll_logp, problem = _expected_rolls(board, rules, dest, seat, t.turn, start, values)
             if problem:
                 problems.append(problem)
-            elif end != t.end_before_bump:
-                problems.append(f"the rolls {t.rolls} from {t.start} end on {end}, the log says {t.end_before_bump}")
-            prob = float(matrix[t.start, t.end_before_bump])
-            logp = math.log(prob) if prob > 0 else -math.inf
-            if prob <= 0:
-                problems.append(f"a turn from {t.start} to {t.end_before_bump} has probability 0")
-            e = t.end_before_bump
-            others = [positions[s] for s in range(k) if s != t.seat]
-            due = rules.bump and 1 <= e <= n - 1 and e in others
-            if due != t.bumped:
-                problems.append("a bump was due but not made" if due else "a bump was made but not due")
-            elif t.bumped and t.end != rules.bump_to:
-                problems.append(f"bumped to {t.end}, not to bump_to={rules.bump_to}")
-        positions[t.seat] = t.end
-        if t.end == n and t.seat not in finished:
-            finished.append(t.seat)
-            if record.mode == "classic" or len(finished) == k:
-                game_over = True
+            else:
+                prob = float(matrix[start, end])
+                logp = math.log(prob) if prob > 0 else -math.inf
+                if prob <= 0:
+                    problems.append(f"a turn from {start} to {end} has probability 0 in the turn matrix")
+            others = [positions[s] for s in range(k) if s != seat]
+            if rules.bump and 0 < end < n and end in others:
+                expected.append(Bump(seat=seat, turn=t.turn, from_square=end, to_square=rules.bump_to))
+                end = rules.bump_to
+            if end == n and seat not in finished:
+                finished.append(seat)
+                expected.append(Finish(seat=seat, turn=t.turn, place=len(finished)))
+                if record.mode == "classic" or len(finished) == k:
+                    game_over = True
+                    expected.append(GameOver(seat=seat, turn=t.turn, finishing_order=tuple(finished)))
+        if not problems or problems == ["a turn after the game was over"]:
+            diff = _first_difference(expected, group)
+            if diff:
+                problems.append(diff)
+        positions[seat] = end
         # who plays next: the following seat that has not finished
-        nxt = (t.seat + 1) % k
+        nxt = (seat + 1) % k
         for _ in range(k):
             if nxt not in finished:
                 break
@@ -211,8 +262,13 @@ def verify_game(record) -> VerificationReport:
                 problem=problem,
             )
         )
+    if tuple(positions) != record.positions:
+        failures.append(f"positions {record.positions} differ from the replay's {tuple(positions)}")
     if tuple(finished) != record.finishing_order:
-        failures.append(f"finishing order {record.finishing_order} differs from the turns' {tuple(finished)}")
+        failures.append(f"finishing order {record.finishing_order} differs from the replay's {tuple(finished)}")
+    rolled = tuple(e.value for e in record.log if isinstance(e, Roll))
+    if rolled != record.dice:
+        failures.append("the record's dice are not the rolls of its log")
     return VerificationReport(
         passed=not failures,
         turns=tuple(checks),

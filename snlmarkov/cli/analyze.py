@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     for k, v in rows:
         print(f"  {k:<{width}}  {v}")
     print("  most used jumps:")
-    for start in sorted(a.jump_uses, key=a.jump_uses.get, reverse=True)[:5]:
+    for start in sorted(a.jump_uses, key=lambda s: a.jump_uses[s], reverse=True)[:5]:
         end = board.jumps[start]
         kind = "ladder" if end > start else "snake"
         print(f"    {kind:6} {start:>3} -> {end:<3} {a.jump_uses[start]:.4f} uses per game")

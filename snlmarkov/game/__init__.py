@@ -5,9 +5,10 @@ matrices (:mod:`snlmarkov.chain`), so it can check them.
 
 from __future__ import annotations
 
+from ..state import GameState
 from .engine import Game
 from .record import GameRecord, TurnSummary
 from .seats import COLOURS, Seat
 from .textboard import render
 
-__all__ = ["COLOURS", "Game", "GameRecord", "Seat", "TurnSummary", "render"]
+__all__ = ["COLOURS", "Game", "GameRecord", "GameState", "Seat", "TurnSummary", "render"]

@@ -30,6 +30,7 @@ import numpy as np
 from ..board import Board
 from ..errors import DiceError, GameError
 from ..rules import MODES, Rules
+from ..state import GameState
 from .events import (
     BonusRoll,
     Bounce,
@@ -80,11 +81,19 @@ class Game:
         Scripted rolls used instead of a random die, in order (for tests and
         replays). A capped roll under ``on_cap="redeal"`` is taken as is and
         must be in ``1..faces-1``.
+    state : GameState, optional
+        Start from this state (every token's square, the seats finished, the
+        seat to move) instead of the beginning; it must have one square per
+        seat, pass :meth:`GameState.validate <snlmarkov.state.GameState.validate>`
+        and not be over. Turn and round counts start again from there
+        (:attr:`total_turns` 0, :attr:`round` 1).
 
     Raises
     ------
     GameError
-        For invalid players, mode, or both ``rng`` and ``dice``.
+        For invalid players, mode, or both ``rng`` and ``dice``; for a
+        ``state`` that does not fit the seats, board, rules or mode, or is
+        over.
     RuleError
         If the rules cannot be played on the board (``rules.check_board``).
 
@@ -130,6 +139,7 @@ class Game:
         *,
         rng: Any = None,
         dice: Iterable[int] | None = None,
+        state: GameState | None = None,
     ) -> None:
         board = Board.builtin() if board is None else board
         rules = Rules() if rules is None else rules
@@ -157,11 +167,21 @@ class Game:
                 raise DiceError(f"dice must be an iterable of rolls; got {type(dice).__name__}") from None
             self._rng = None
         n = len(self._seats)
-        self._positions = [0] * n
+        if state is None:
+            state = GameState.initial(n)
+        if not isinstance(state, GameState):
+            raise GameError(f"state must be a GameState; got {type(state).__name__}")
+        if state.players != n:
+            raise GameError(f"state has {state.players} seats' squares for {n} seats")
+        state.validate(board, rules, mode)
+        if state.is_over(board, mode):
+            raise GameError("the state is over: a game cannot start from it")
+        self._start = state
+        self._positions = list(state.positions)
         self._turns = [0] * n
         self._rolls = [0] * n
-        self._finished: list[int] = []
-        self._current = 0
+        self._finished: list[int] = list(state.places)
+        self._current = state.to_move
         self._round = 1
         self._total_turns = 0
         self._over = False
@@ -192,6 +212,22 @@ class Game:
     def positions(self) -> tuple[int, ...]:
         """Each seat's square (0 = off the board, ``board.size`` = finished)."""
         return tuple(self._positions)
+
+    @property
+    def state(self) -> GameState:
+        """The game between turns: every token's square, the seats finished, the seat to move.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> game = Game(Board(10), Rules.preset("plain"), players=2, dice=[4])
+        >>> _ = game.take_turn()
+        >>> game.state
+        GameState(positions=(4, 0), to_move=1, places=())
+        >>> Game(Board(10), Rules.preset("plain"), players=2, state=game.state, dice=[6]).take_turn()[-1]
+        Move(seat=1, turn=0, start=0, end=6)
+        """
+        return GameState(tuple(self._positions), to_move=self._current, places=tuple(self._finished))
 
     @property
     def current_seat(self) -> int:
@@ -376,6 +412,7 @@ class Game:
             dice=tuple(e.value for e in self._log if isinstance(e, Roll)),
             positions=tuple(self._positions),
             finishing_order=tuple(self._finished),
+            start=self._start,
         )
 
     @classmethod
@@ -408,7 +445,7 @@ class Game:
         """
         if not isinstance(record, GameRecord):
             raise GameError(f"replay needs a GameRecord; got {type(record).__name__}")
-        game = cls(record.board, record.rules, list(record.seats), record.mode, dice=record.dice)
+        game = cls(record.board, record.rules, list(record.seats), record.mode, dice=record.dice, state=record.start)
         for summary in record.turns():
             if summary.skipped:
                 game.skip_turn()

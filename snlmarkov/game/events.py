@@ -109,7 +109,7 @@ class Event:
     turn: int
 
     def __post_init__(self) -> None:
-        for field_name, field_type, low in _field_specs(type(self)):
+        for field_name, field_type, low in _field_specs(type(self)):  # type: ignore[arg-type]
             value = getattr(self, field_name)
             name = f"{type(self).__name__}.{field_name}"
             if field_type == "bool":

@@ -28,6 +28,7 @@ from typing import Any
 from ..board import Board
 from ..errors import GameError
 from ..rules import MODES, Rules
+from ..state import GameState
 from .events import (
     Bump,
     Event,
@@ -136,7 +137,12 @@ class GameRecord:
     positions : tuple of int
         Each seat's square at the end of the log.
     finishing_order : tuple of int
-        Seat indices in the order they reached the finish.
+        Seat indices in the order they reached the finish (seats already
+        finished in ``start`` first).
+    start : GameState, optional
+        Where the game began; by default the beginning (every token on 0,
+        seat 0 to move). A game started from a state (``Game(...,
+        state=...)``) records it here, and its JSON holds it as ``"start"``.
 
     Raises
     ------
@@ -163,6 +169,7 @@ class GameRecord:
     dice: tuple[int, ...]
     positions: tuple[int, ...]
     finishing_order: tuple[int, ...]
+    start: GameState | None = field(default=None, repr=False)
     _turns: tuple[TurnSummary, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -187,10 +194,17 @@ class GameRecord:
             object.__setattr__(self, name, tuple(int(v) for v in values))
         if len(self.positions) != len(seats):
             raise GameError(f"GameRecord.positions has {len(self.positions)} entries for {len(seats)} seats")
+        start = GameState.initial(len(seats)) if self.start is None else self.start
+        if not isinstance(start, GameState):
+            raise GameError(f"GameRecord.start must be a GameState; got {type(start).__name__}")
+        if start.players != len(seats):
+            raise GameError(f"GameRecord.start has {start.players} seats' squares for {len(seats)} seats")
+        start.validate(self.board, self.rules, self.mode)
+        object.__setattr__(self, "start", start)
         rolled = tuple(e.value for e in log if isinstance(e, Roll))
         if rolled != self.dice:
             raise GameError("GameRecord.dice are not the rolls of its log")
-        turns, positions, finished = _summarise(log, len(seats))
+        turns, positions, finished = _summarise(log, len(seats), start)
         if positions != self.positions:
             raise GameError(f"GameRecord.positions {self.positions} differ from the log's {positions}")
         if finished != self.finishing_order:
@@ -214,6 +228,47 @@ class GameRecord:
         1 0 3 1 (6, 3) True False
         """
         return self._turns
+
+    def states(self) -> tuple[GameState, ...]:
+        """The state of the game before every turn, and after the last.
+
+        One more state than turns: ``states()[i]`` is the state in which
+        turn ``i`` was played (its ``to_move`` is that turn's seat), and the
+        last is where the record ends (over or not; once over, ``to_move``
+        is the seat that played the last turn, as :attr:`Game.current_seat
+        <snlmarkov.game.engine.Game.current_seat>`).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> record = Game(Board(10, {3: 8}), Rules.preset("plain"), players=2, dice=[3, 4, 2]).play()
+        >>> for s in record.states():
+        ...     print(s.positions, s.to_move, s.places)
+        (0, 0) 0 ()
+        (8, 0) 1 ()
+        (8, 4) 0 ()
+        (10, 4) 0 (0,)
+        """
+        start = self.start
+        assert start is not None  # set in __post_init__
+        positions = list(start.positions)
+        places = list(start.places)
+        states = []
+        for t in self._turns:
+            states.append(GameState(tuple(positions), to_move=t.seat, places=tuple(places)))
+            positions[t.seat] = t.end
+            if t.end == self.board.size and t.seat not in places:
+                places.append(t.seat)
+        if not self._turns:
+            return (start,)
+        last = self._turns[-1].seat
+        n = len(self.seats)
+        if self.is_over:
+            to_move = last
+        else:
+            to_move = next(j % n for j in range(last + 1, last + n + 1) if j % n not in places)
+        states.append(GameState(tuple(positions), to_move=to_move, places=tuple(places)))
+        return tuple(states)
 
     @property
     def is_over(self) -> bool:
@@ -243,7 +298,7 @@ class GameRecord:
         >>> d["dice"], d["positions"], d["log"][0]
         ([4], [4], {'kind': 'roll', 'seat': 0, 'turn': 0, 'value': 4, 'capped': False})
         """
-        return {
+        out = {
             "format": RECORD_FORMAT,
             "board": self.board.to_dict(),
             "rules": self.rules.to_dict(),
@@ -254,6 +309,9 @@ class GameRecord:
             "positions": list(self.positions),
             "finishing_order": list(self.finishing_order),
         }
+        if self.start is not None and self.start != GameState.initial(len(self.seats)):
+            out["start"] = self.start.to_dict()  # only games started from a state say where
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
@@ -275,8 +333,8 @@ class GameRecord:
         if not isinstance(data, Mapping):
             raise GameError("a game record must be a mapping")
         keys = {"format", "board", "rules", "seats", "mode", "log", "dice", "positions", "finishing_order"}
-        if set(data) != keys:
-            missing, extra = sorted(keys - set(data)), sorted(map(str, set(data) - keys))
+        if not keys <= set(data) <= keys | {"start"}:
+            missing, extra = sorted(keys - set(data)), sorted(map(str, set(data) - keys - {"start"}))
             raise GameError(f"game record: missing {missing or 'nothing'}, unexpected {extra or 'nothing'}")
         if data["format"] != RECORD_FORMAT:
             raise GameError(f"game record format {data['format']!r} is not supported (expected {RECORD_FORMAT})")
@@ -293,6 +351,12 @@ class GameRecord:
         for name in ("log", "dice", "positions", "finishing_order"):
             if not isinstance(data[name], list):
                 raise GameError(f"game record: {name!r} must be a list")
+        start = None  # from the beginning
+        if "start" in data:
+            given = data["start"]
+            if not isinstance(given, Mapping) or not {"positions"} <= set(given) <= {"positions", "to_move", "places"}:
+                raise GameError("game record: 'start' must be a mapping of positions, to_move and places")
+            start = GameState(**given)
         return cls(
             board=Board.from_dict(data["board"], source="game record board"),
             rules=Rules().replace(**rules),
@@ -302,6 +366,7 @@ class GameRecord:
             dice=tuple(data["dice"]),
             positions=tuple(data["positions"]),
             finishing_order=tuple(data["finishing_order"]),
+            start=start,
         )
 
     def to_json(self, indent: int | None = None) -> str:
@@ -339,11 +404,11 @@ class GameRecord:
 
 
 def _summarise(
-    log: tuple[Event, ...], n_seats: int
+    log: tuple[Event, ...], n_seats: int, begin: GameState
 ) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
-    """Walk the log turn by turn: the turn summaries, final positions and finishing order."""
-    positions = [0] * n_seats
-    finished: list[int] = []
+    """Walk the log turn by turn from ``begin``: the turn summaries, final positions and finishing order."""
+    positions = list(begin.positions)
+    finished: list[int] = list(begin.places)
     turns: list[TurnSummary] = []
     i = 0
     while i < len(log):

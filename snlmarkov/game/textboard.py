@@ -103,8 +103,8 @@ def render(board: Board, positions: Sequence[int] = (), seats: Sequence[Any] | N
         if not _is_int(p) or not 0 <= p <= size:
             raise GameError(f"position of seat {i} must be a square 0..{size}; got {p!r}")
     if seats is None:
-        names = [f"Player {i + 1}" for i in range(len(positions))]
-        labels = names
+        names: Sequence[str] = [f"Player {i + 1}" for i in range(len(positions))]
+        labels: Sequence[str] = names
     else:
         seats = list(seats)
         if len(seats) != len(positions):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..board import Board
 from ._common import LADDER_COLOUR, SNAKE_COLOUR, new_axes
@@ -37,9 +38,7 @@ def square_centre(board: Board, square: int) -> tuple[float, float]:
     return (col + 0.5, row + 0.5)
 
 
-def ladder_lines(
-    p0: Sequence[float], p1: Sequence[float], *, half_width: float = 0.13, rung_gap: float = 0.32
-) -> list[np.ndarray]:
+def ladder_lines(p0: ArrayLike, p1: ArrayLike, *, half_width: float = 0.13, rung_gap: float = 0.32) -> list[np.ndarray]:
     """The segments of a ladder from ``p0`` to ``p1``: two rails then the rungs.
 
     Returns
@@ -63,9 +62,7 @@ def ladder_lines(
     return [np.round(s, 12) for s in rails + rungs]
 
 
-def snake_curve(
-    head: Sequence[float], tail: Sequence[float], *, amplitude: float = 0.2, points: int = 72
-) -> np.ndarray:
+def snake_curve(head: ArrayLike, tail: ArrayLike, *, amplitude: float = 0.2, points: int = 72) -> np.ndarray:
     """Points along a wavy snake body from ``head`` to ``tail``.
 
     The body swings about the straight line with about one wave per 1.3
@@ -219,7 +216,12 @@ def draw_board(
             widths = np.linspace(6.0, 2.0, len(pieces)) * scale
             ax.add_collection(
                 LineCollection(
-                    pieces, colors=snake_colour, linewidths=widths, alpha=jump_alpha, zorder=4, capstyle="round"
+                    pieces,  # type: ignore[arg-type]
+                    colors=snake_colour,
+                    linewidths=widths,
+                    alpha=jump_alpha,
+                    zorder=4,
+                    capstyle="round",
                 )
             )
         hx, hy = body[0]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..board import Board
 from ..errors import SnlError
@@ -17,7 +17,7 @@ __all__ = ["plot_board_heatmap", "plot_occupancy", "plot_landings"]
 
 def plot_board_heatmap(
     board: Board,
-    values: Sequence[float],
+    values: ArrayLike,
     ax: Any = None,
     *,
     label: str = "",

@@ -23,7 +23,7 @@ def _series(analyses: Any) -> list[tuple[str, Any, float]]:
         raise SnlError("give at least one analysis to plot")
     out = []
     for label, item in items:
-        dist = getattr(item, "length", item)
+        dist: Any = getattr(item, "length", item)
         mean = float(getattr(item, "expected_turns", dist.mean()))
         out.append((str(label), dist, mean))
     return out

@@ -367,7 +367,7 @@ def _last_one_standing(
         groups: dict[int, list] = defaultdict(list)
         for key in keys:
             groups[size_of(key)].append(key)
-        done = []
+        done: list = []
         for m, group in groups.items():
             nxt, out = mover.move_many([store[key] for key in group], m)
             done.extend(zip(group, nxt, out))
@@ -418,7 +418,8 @@ def _last_one_standing(
                     dropped[clock] += full_mass
             full, full_mass = None, 0.0
         in_play = 0.0
-        for clock, store in (("rounds", by_order), ("turns", by_turn)):
+        clocks: tuple[tuple[str, dict[Any, np.ndarray]], ...] = (("rounds", by_order), ("turns", by_turn))
+        for clock, store in clocks:
             if not live[clock]:
                 continue
             total = full_mass

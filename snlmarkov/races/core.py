@@ -455,7 +455,7 @@ def race(
     if not isinstance(tail, (int, float)) or not 0.0 < tail < 1e-3:
         raise SnlError(f"tail must be in (0, 1e-3), got {tail!r}")
     rules.check_board(board)
-    common = {"board": board, "rules": rules, "players": k, "mode": mode}
+    common: dict[str, Any] = {"board": board, "rules": rules, "players": k, "mode": mode}
 
     if method == "monte_carlo":
         return _monte_carlo(common, games, rng, progress)

@@ -71,7 +71,7 @@ def monte_carlo_race(
     if mode == "classic":
         place = win[:, None].copy()
         se["place_probability"] = se_win[:, None].copy()
-        orders = {(i,): float(win[i]) for i in range(players)}
+        orders: dict[tuple[int, ...], float] = {(i,): float(win[i]) for i in range(players)}
     else:
         place = sim.place_frequencies()
         se["place_probability"] = np.sqrt(place * (1.0 - place) / n)

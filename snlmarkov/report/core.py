@@ -69,7 +69,7 @@ STAGES = (
     "summary tables",
 )
 
-_STYLE = {
+_STYLE: dict[str, Any] = {
     "font.size": 10.0,
     "axes.titlesize": 12.0,
     "axes.labelsize": 10.5,
@@ -358,7 +358,7 @@ def write_report(
             progress(i, STAGES[i - 1])
 
     writer = _Writer(out)
-    with matplotlib.rc_context(_STYLE):
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
         stage(1)
         runs = {name: analyze(board, Rules.preset(name)) for name in Rules.presets()}
         main = runs["app"]

@@ -25,6 +25,7 @@ import numpy as np
 from ..board import Board
 from ..errors import BoardError, GameError, RuleError
 from ..rules import MODES, Rules
+from ..state import GameState
 from .multi import play_multi
 from .solo import play_solo
 from .tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
@@ -256,6 +257,20 @@ def _roll_tables(board: Board, rules: Rules) -> tuple[StepTable, StepTable]:
     return roll_table(board, rules, rolls), roll_table(board, rules, 1)
 
 
+def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: str) -> GameState | None:
+    """A validated start state of :func:`simulate`; None for the beginning."""
+    if start is None:
+        return None
+    if not isinstance(start, GameState):
+        raise GameError(f"start must be a GameState; got {type(start).__name__}")
+    if start.players != players:
+        raise GameError(f"start has {start.players} seats' squares for players={players}")
+    start.validate(board, rules, mode)
+    if start.is_over(board, mode):
+        raise GameError("the start state is over: there is nothing to simulate")
+    return None if start == GameState.initial(players) else start
+
+
 def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any) -> tuple:
     """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults)."""
     board = Board.builtin() if board is None else board
@@ -297,6 +312,7 @@ def play(
     rng: np.random.Generator,
     max_turns: int,
     bar: Any = None,
+    start: GameState | None = None,
 ) -> SimulationResult:
     """:func:`simulate` without checks or warnings; ``bar`` is updated as games end.
 
@@ -307,7 +323,7 @@ def play(
     >>> r.n_truncated + int((r.winner == 0).sum()) == 100   # seat 0 wins at once or the game stops
     True
     """
-    if players == 1:
+    if players == 1 and start is None:
         fast, slow = _roll_tables(board, rules)
         solo = play_solo(fast, slow, games, max_turns, rng, one_roll_turns=max_rolls_per_turn(rules) == 1, progress=bar)
         done = ~solo.truncated
@@ -328,7 +344,12 @@ def play(
             truncated=solo.truncated,
             max_turns=max_turns,
         )
-    multi = play_multi(_turn_table(board, rules), rules, games, players, mode, max_turns, rng, progress=bar)
+    multi = play_multi(
+        _turn_table(board, rules), rules, games, players, mode, max_turns, rng, progress=bar, start=start
+    )
+    finished = multi.finish_turn > 0
+    if start is not None:
+        finished[:, list(start.places)] = True
     return SimulationResult(
         games=games,
         players=players,
@@ -339,7 +360,7 @@ def play(
         rolls=multi.rolls,
         rounds=multi.rounds,
         finish_turn=multi.finish_turn,
-        finished=multi.finish_turn > 0,
+        finished=finished,
         place=multi.place,
         winner=multi.winner,
         landings=multi.landings,
@@ -358,6 +379,7 @@ def simulate(
     rng: Any = None,
     progress: bool = False,
     max_turns: int = 100_000,
+    start: GameState | None = None,
 ) -> SimulationResult:
     """Play ``games`` games by rolling dice, all at once with numpy.
 
@@ -382,6 +404,13 @@ def simulate(
         Stop a game once it has lasted this many turns (counted as in
         :attr:`SimulationResult.turns`); such games are marked ``truncated``
         and a :class:`RuntimeWarning` says how many there were.
+    start : GameState, optional
+        Start every game from this state (one square per seat, valid for
+        the board, rules and mode, not over) instead of the beginning. The
+        figures then count from there: ``turns`` and ``rolls`` are those
+        still played, ``rounds`` counts the round in progress as round 1,
+        seats already finished keep their places (and ``finish_turn`` 0),
+        and ``turns`` of one player counts its turns from the state.
 
     Returns
     -------
@@ -410,9 +439,10 @@ def simulate(
     [1, 2, 3, 4]
     """
     board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns)
+    begin = _checked_start(start, board, rules, players, mode)
     bar = progress_bar(games) if progress else None
     try:
-        result = play(board, rules, games, players, mode, np.random.default_rng(rng), max_turns, bar)
+        result = play(board, rules, games, players, mode, np.random.default_rng(rng), max_turns, bar, start=begin)
     finally:
         if bar is not None:
             bar.close()

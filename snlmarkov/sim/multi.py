@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..rules import Rules
+from ..state import GameState
 from .hist import EntryCounter
 from .tables import StepTable
 
@@ -82,6 +83,7 @@ def play_multi(
     rng: np.random.Generator,
     *,
     progress: Any = None,
+    start: GameState | None = None,
 ) -> MultiOutcome:
     """Play ``games`` races of ``players`` seats under ``mode``.
 
@@ -97,6 +99,11 @@ def play_multi(
         Turns of all seats together after which a game is stopped.
     rng : numpy.random.Generator
     progress : tqdm bar or None
+    start : GameState, optional
+        Where every game begins (checked by the caller; not over); by
+        default the beginning. Rounds, turns and places are counted from
+        there: the round in progress is round 1, and seats already finished
+        keep their places.
 
     Examples
     --------
@@ -119,20 +126,30 @@ def play_multi(
     winner = np.full(games, -1, dtype=np.int32)
     truncated = np.zeros(games, dtype=bool)
     counter = EntryCounter(table.entries)
+    start = GameState.initial(players) if start is None else start
+    start_pos = np.array(start.positions, dtype=np.int64)
+    start_racing = np.ones(players, dtype=bool)
+    for i, seat in enumerate(start.places):
+        start_racing[seat] = False
+        place[:, seat] = i + 1
+    if start.places:
+        winner[:] = start.places[0]
 
     for first in range(0, games, CHUNK):
         n = min(CHUNK, games - first)
         gid = np.arange(first, first + n)
-        pos = np.zeros((n, players), dtype=np.int64)
-        racing = np.ones((n, players), dtype=bool)
+        pos = np.broadcast_to(start_pos, (n, players)).copy()
+        racing = np.broadcast_to(start_racing, (n, players)).copy()
         live = np.ones(n, dtype=bool)
         n_turns = np.zeros(n, dtype=np.int64)
         n_rolls = np.zeros(n, dtype=np.int64)
-        n_done = np.zeros(n, dtype=np.int64)
+        n_done = np.full(n, len(start.places), dtype=np.int64)
         rnd = 0
         while gid.size:
             rnd += 1
             for seat in range(players):
+                if rnd == 1 and seat < start.to_move:  # the round in progress began before the state
+                    continue
                 rows = np.flatnonzero(live & racing[:, seat])
                 if not rows.size:
                     continue
