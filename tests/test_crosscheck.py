@@ -20,7 +20,7 @@ from snlmarkov.analysis.single import analyze
 from snlmarkov.checks.crosschecking import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
 
 JUNGLE, MB = Board.builtin("jungle"), Board.builtin("milton_bradley")
-#: the published puzzle chain 83 -> 84 -> 97, on the jungle board (84 is free there)
+#: the published puzzle chain 83 -> 84 -> 97 on the jungle board (whose ladder 28 -> 84 then chains on to 97)
 PUZZLE = Board(100, {**JUNGLE.jumps, 83: 84, 84: 97}, name="puzzle", chain=True)
 BOARDS = {"jungle": JUNGLE, "milton_bradley": MB, "puzzle": PUZZLE}
 

@@ -29,7 +29,7 @@ from snlmarkov.chain.exact import exact_turn_row
 H, Q, E = F(1, 2), F(1, 4), F(1, 8)
 T, N = F(1, 3), F(1, 9)
 
-#: the published puzzle chain 83 -> 84 -> 97, on the jungle board (84 is free there)
+#: the published puzzle chain 83 -> 84 -> 97 on the jungle board (whose ladder 28 -> 84 then chains on to 97)
 PUZZLE = Board(100, {**Board.builtin().jumps, 83: 84, 84: 97}, name="puzzle", chain=True)
 
 
