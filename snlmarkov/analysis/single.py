@@ -87,9 +87,11 @@ class Analysis:
         counts); it sums to ``expected_turns``.
     landings : numpy.ndarray
         Expected number of rolls landing on each square (before a jump acts;
-        mid-turn landings and bounce targets included).
+        mid-turn landings and bounce targets included; on a chained board
+        every square of the chain where a jump acts).
     jump_uses : Mapping[int, float]
-        Expected uses of each jump per game, by jump start.
+        Expected uses of each jump per game, by jump start (every jump of a
+        chain taken counts).
     tail : float
         Tail mass bound used for ``length``.
 
