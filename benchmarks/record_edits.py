@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from snlmarkov import Board, Game, GameRecord, Rules, SnlError, verify_game
+from snlmarkov import Board, Game, GameRecord, GameState, Rules, SnlError, verify_game
 from snlmarkov.game.events import event_from_dict
 from snlmarkov.game.record import _summarise
 
@@ -132,7 +132,7 @@ def edit(data: dict[str, Any], path: tuple, gen: np.random.Generator) -> dict[st
     # a person fixes the summary fields to match the edited log
     try:
         log = tuple(event_from_dict(e) for e in out["log"])
-        _, positions, finished = _summarise(log, len(out["seats"]))
+        _, positions, finished = _summarise(log, len(out["seats"]), GameState.initial(len(out["seats"])))
     except SnlError:
         return out  # the log itself is refused: left for from_dict to refuse
     out["dice"] = [e["value"] for e in out["log"] if e["kind"] == "roll"]

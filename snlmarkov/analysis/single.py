@@ -222,9 +222,18 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     """Expected number of turns from square 0 (the fast path for large boards).
 
     The matrix ``I - M`` is built straight into sparse form (no landings, no
-    labels, no copies), checked for squares that cannot finish, factorised
-    once and solved once; only the squares the token can reach from 0 are
-    kept when some square elsewhere cannot finish.
+    labels, no copies), checked for squares that cannot finish, and solved
+    once by :func:`~snlmarkov.chain.solve.solve_blocks` (block back
+    substitution, one SuperLU factorisation of one diagonal block at a
+    time); only the squares the token can reach from 0 are kept when some
+    square elsewhere cannot finish.
+
+    Cost: linear in the board size on boards whose snakes are short (the
+    matrix is then block upper triangular with small blocks): time and
+    memory O(nnz(I - M)), about 15 entries a square under the app rules,
+    with no size limit but memory (measured: 10^7 squares, see
+    ``benchmarks/bench_scale.py``). A board whose snakes cover it end to end
+    is one block, factorised by SuperLU as a whole.
 
     Raises
     ------
@@ -238,7 +247,7 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     39.225122308
     """
     from ..chain.model import _turn_system, _turn_system_states
-    from ..chain.solve import factorize
+    from ..chain.solve import solve_blocks
 
     rules = Rules() if rules is None else rules
     a = _turn_system(board, rules)
@@ -246,10 +255,9 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     if states.size < a.shape[0]:
         a = a[states][:, states]
         a.sort_indices()
-    lu = factorize(a)
     b = np.ones(states.size)
     b[-1] = 0.0  # the finish (the last state kept)
-    return float(lu.solve(b, trans="T")[0])  # square 0 is the first state kept
+    return float(solve_blocks(a, b)[0])  # square 0 is the first state kept
 
 
 def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL) -> Analysis:

@@ -25,11 +25,27 @@ from scipy.sparse.csgraph import breadth_first_order
 from ..errors import SnlError
 from .model import TransitionModel, can_finish
 
-__all__ = ["AbsorbingSystem", "safe_states", "factorize", "NATURAL_BANDWIDTH"]
+__all__ = [
+    "AbsorbingSystem",
+    "BlockLU",
+    "safe_states",
+    "factorize",
+    "factorize_blocks",
+    "solve_blocks",
+    "solve_operator",
+    "NATURAL_BANDWIDTH",
+    "BLOCK_ROWS",
+]
 
 #: Matrices whose lower plus upper bandwidth is at most this are factorised
 #: in their natural order (little fill, no ordering cost).
 NATURAL_BANDWIDTH = 256
+
+
+#: Target number of rows of one diagonal block of :class:`BlockLU`. SuperLU
+#: keeps its sizes in 32-bit integers and fails near 7e7 nonzeros in the
+#: factors; blocks of this many rows stay far below that.
+BLOCK_ROWS = 1 << 18
 
 
 def _bandwidth(a: sp.csr_matrix) -> int:
@@ -80,6 +96,10 @@ def _unit_absorbing(matrix: sp.csr_matrix, absorbing: int) -> sp.csr_matrix:
 class AbsorbingSystem:
     """``I - Q`` of a chain, factorised once, over the states that can finish.
 
+    The factorisation is a :class:`BlockLU`: one SuperLU per diagonal block
+    of the block upper triangular matrix, so there is no size limit other
+    than memory, and factorising costs O(nnz) on banded boards.
+
     States from which a state that can never finish is reachable are left
     out of the system (their expected times are infinite); :func:`turn_model`
     has already refused boards where such a state is reachable from the start.
@@ -100,7 +120,7 @@ class AbsorbingSystem:
 
     model: TransitionModel
     states: np.ndarray = field(repr=False)
-    _lu: Any = field(repr=False)  # a SuperLU-like object with .solve(b, trans=...)
+    _lu: Any = field(repr=False)  # a BlockLU
     _whole: bool = field(repr=False, default=False)
 
     @classmethod
@@ -117,12 +137,12 @@ class AbsorbingSystem:
         m = model.matrix
         states = _safe_states(m, model.absorbing, model._can_finish)
         if states.size == model.n_states - 1:
-            lu = factorize(_unit_absorbing(m, model.absorbing))
+            lu = BlockLU(_unit_absorbing(m, model.absorbing))
             return cls(model=model, states=states, _lu=lu, _whole=True)
         q = sp.csr_matrix(m)[states][:, states]
         a = (sp.identity(states.size, format="csr") - q).tocsr()
         a.sort_indices()
-        return cls(model=model, states=states, _lu=factorize(a), _whole=False)
+        return cls(model=model, states=states, _lu=BlockLU(a), _whole=False)
 
     @cached_property
     def q(self) -> sp.csr_matrix:
@@ -141,21 +161,26 @@ class AbsorbingSystem:
             q = m[self.states][:, self.states]
         return q
 
-    def _run(self, b: np.ndarray, trans: str) -> np.ndarray:
+    def _run(self, b: np.ndarray, transposed: bool) -> np.ndarray:
         b = np.asarray(b, dtype=float)
+        lu: BlockLU = self._lu
+        run = lu.solve_transposed if transposed else lu.solve
         if not self._whole:
-            return self._lu.solve(b, trans=trans)
+            return run(b)
         full = np.zeros((self.model.n_states,) + b.shape[1:])
         full[self.states] = b
-        return self._lu.solve(full, trans=trans)[self.states]
+        return run(full)[self.states]
 
     def solve(self, b: np.ndarray) -> np.ndarray:
-        """``x`` with ``(I - Q) x = b`` (``b`` indexed like :attr:`states`)."""
-        return self._run(b, "T")  # the factors are those of the transpose
+        """``x`` with ``(I - Q) x = b`` (``b`` indexed like :attr:`states`).
+
+        Cost: O(nnz) of the factors per right-hand side (:class:`BlockLU`).
+        """
+        return self._run(b, False)
 
     def solve_transposed(self, b: np.ndarray) -> np.ndarray:
-        """``y`` with ``(I - Q)^T y = b``."""
-        return self._run(b, "N")
+        """``y`` with ``(I - Q)^T y = b``; cost as :meth:`solve`."""
+        return self._run(b, True)
 
     def expand(self, x: np.ndarray, fill: float = np.inf, absorbing: float = 0.0) -> np.ndarray:
         """Spread a vector over :attr:`states` back onto every state of the model."""
@@ -202,3 +227,231 @@ def _safe_states(matrix: sp.spmatrix, absorbing: int, finishable: np.ndarray) ->
     ok = ~doomed
     ok[absorbing] = False
     return np.flatnonzero(ok)
+
+
+# --- block-triangular direct solves (no SuperLU size limit) -----------------------------------
+
+
+def _canonical_csr(a: sp.spmatrix) -> sp.csr_matrix:
+    a = sp.csr_matrix(a)
+    if not a.has_sorted_indices:
+        a = a.sorted_indices()
+    return a
+
+
+def block_bounds(a: sp.csr_matrix, rows: int = BLOCK_ROWS) -> np.ndarray:
+    """Split points ``0 = b_0 < b_1 < ... < b_K = n`` where ``a`` is block upper triangular.
+
+    A split point ``b`` is *clean* when no row ``i >= b`` has an entry in a
+    column ``j < b``: the chain never moves back across it. A turn matrix is
+    upper banded except for snakes and bounces, so on a board whose snakes
+    are short most points are clean. Consecutive clean points are merged
+    greedily into blocks of at least ``rows`` rows (the last block may be
+    shorter); a chain with no clean point is one block.
+
+    Cost: O(n) time and memory (one suffix minimum over the rows' first
+    columns), plus a Python loop over the blocks.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> a = sp.csr_matrix(np.array([[1.0, -1, 0, 0], [0, 1, -1, 0], [0, -1, 1, -0.5], [0, 0, 0, 1]]))
+    >>> block_bounds(a, rows=1).tolist()  # 2 -> 1 goes back across the point 2
+    [0, 1, 3, 4]
+    """
+    a = _canonical_csr(a)
+    n = a.shape[0]
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    counts = np.diff(a.indptr)
+    first = np.where(counts > 0, a.indices[np.minimum(a.indptr[:-1], max(a.nnz - 1, 0))], n).astype(np.int64)
+    first = np.minimum(first, np.arange(n))  # an empty row (never in a system) moves nowhere
+    suffix = np.minimum.accumulate(first[::-1])[::-1]
+    clean = np.flatnonzero(suffix >= np.arange(n))  # 0 is always clean
+    out = [0]
+    rows = max(1, int(rows))
+    while True:
+        k = int(np.searchsorted(clean, out[-1] + rows))
+        if k >= clean.size:
+            break
+        out.append(int(clean[k]))
+    out.append(n)
+    return np.asarray(out, dtype=np.int64)
+
+
+def _row_slice(a: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
+    """Rows ``lo:hi`` of ``a`` as a CSR view (no copy of the entries)."""
+    ptr = a.indptr[lo : hi + 1]
+    start, stop = int(ptr[0]), int(ptr[-1])
+    out = sp.csr_matrix((a.data[start:stop], a.indices[start:stop], ptr - ptr[0]), shape=(hi - lo, a.shape[1]))
+    out.has_sorted_indices = True
+    return out
+
+
+def _diagonal_block(rows: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
+    """Columns ``lo:hi`` of a row block whose entries all lie in columns ``>= lo``."""
+    keep = rows.indices < hi
+    ptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    np.cumsum(_count_kept(keep, rows.indptr), out=ptr[1:])
+    d = sp.csr_matrix((rows.data[keep], rows.indices[keep] - lo, ptr), shape=(hi - lo, hi - lo))
+    d.has_sorted_indices = True
+    return d
+
+
+def _count_kept(keep: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    c = np.zeros(keep.size + 1, dtype=np.int64)
+    np.cumsum(keep, out=c[1:])
+    return c[indptr[1:]] - c[indptr[:-1]]
+
+
+class BlockLU:
+    """Direct solves with a block upper triangular ``a``, one SuperLU per diagonal block.
+
+    ``a`` (CSR, ``I - Q`` of an absorbing chain) is split at the clean points
+    of :func:`block_bounds`; each diagonal block is factorised by
+    :func:`factorize`, and solves are block back (or, transposed, forward)
+    substitutions. The result is the exact direct solve, with no limit on
+    the size of ``a`` other than memory: SuperLU only ever sees blocks of
+    about :data:`BLOCK_ROWS` rows.
+
+    Cost: factorising is linear in the nonzeros when the blocks are banded
+    (each block's fill stays in its band); memory is that of the factors,
+    about 1.2 x nnz(a) entries on random boards. Each solve reads every
+    factor and every row of ``a`` once: O(nnz).
+
+    Parameters
+    ----------
+    a : scipy.sparse matrix
+        Square, nonsingular on every diagonal block.
+    rows : int, default BLOCK_ROWS
+        Target rows per diagonal block.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> a = sp.csr_matrix(np.array([[1.0, -0.5, 0], [0, 1.0, -0.5], [0, 0, 1.0]]))
+    >>> lu = BlockLU(a, rows=1)
+    >>> lu.n_blocks, lu.solve(np.ones(3)).tolist(), lu.solve_transposed(np.ones(3)).tolist()
+    (3, [1.75, 1.5, 1.0], [1.0, 1.5, 1.75])
+    """
+
+    def __init__(self, a: sp.spmatrix, *, rows: int = BLOCK_ROWS) -> None:
+        a = _canonical_csr(a)
+        if a.shape[0] != a.shape[1]:
+            raise SnlError(f"the system must be square, got shape {a.shape}")
+        if a.shape[0] == 0:
+            raise SnlError("no state of the chain can finish: nothing to solve")
+        self.a = a
+        self.bounds = block_bounds(a, rows)
+        self._factors = []
+        for lo, hi in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist()):
+            self._factors.append(factorize(_diagonal_block(_row_slice(a, lo, hi), lo, hi)))
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of diagonal blocks."""
+        return len(self._factors)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.a.shape
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """``x`` with ``a x = b`` (``b`` of shape ``(n,)`` or ``(n, k)``): block back substitution."""
+        b = np.asarray(b, dtype=float)
+        x = np.zeros(b.shape)
+        for k in range(self.n_blocks - 1, -1, -1):
+            lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
+            r = b[lo:hi] - _row_slice(self.a, lo, hi) @ x  # x is still 0 on this block and before it
+            x[lo:hi] = self._factors[k].solve(r, trans="T")  # factors of the block's transpose
+        return x
+
+    def solve_transposed(self, b: np.ndarray) -> np.ndarray:
+        """``y`` with ``a.T y = b``: block forward substitution."""
+        b = np.asarray(b, dtype=float)
+        y = np.zeros(b.shape)
+        acc = np.zeros(b.shape)  # sum over finished blocks j of a[rows_j].T y_j
+        for k in range(self.n_blocks):
+            lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
+            y[lo:hi] = self._factors[k].solve(b[lo:hi] - acc[lo:hi])
+            if k + 1 < self.n_blocks:
+                acc += _row_slice(self.a, lo, hi).T @ y[lo:hi]
+        return y
+
+
+def factorize_blocks(a: sp.spmatrix, *, rows: int = BLOCK_ROWS) -> BlockLU:
+    """:class:`BlockLU` of ``a``: the exact direct solver without SuperLU's size cliff."""
+    return BlockLU(a, rows=rows)
+
+
+def solve_blocks(a: sp.spmatrix, b: np.ndarray, *, rows: int = BLOCK_ROWS) -> np.ndarray:
+    """``x`` with ``a x = b``, factorising one diagonal block at a time and freeing it.
+
+    The one-shot form of :meth:`BlockLU.solve`: the same figures, but only
+    one block's factors are alive at any moment, so the memory beyond ``a``
+    and ``b`` is that of one block. Cost: O(nnz(a)) on banded blocks.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> a = sp.csr_matrix(np.array([[1.0, -0.5, 0], [0, 1.0, -0.5], [0, 0, 1.0]]))
+    >>> solve_blocks(a, np.ones(3), rows=1).tolist()
+    [1.75, 1.5, 1.0]
+    """
+    a = _canonical_csr(a)
+    if a.shape[0] == 0:
+        raise SnlError("no state of the chain can finish: nothing to solve")
+    bounds = block_bounds(a, rows)
+    b = np.asarray(b, dtype=float)
+    x = np.zeros(b.shape)
+    for k in range(bounds.size - 2, -1, -1):
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        rows_k = _row_slice(a, lo, hi)
+        r = b[lo:hi] - rows_k @ x
+        lu = factorize(_diagonal_block(rows_k, lo, hi))
+        x[lo:hi] = lu.solve(r, trans="T")
+        del lu
+    return x
+
+
+def solve_operator(
+    a: sp.spmatrix | spla.LinearOperator,
+    b: np.ndarray,
+    *,
+    preconditioner: spla.LinearOperator | None = None,
+    rtol: float = 1e-13,
+    maxiter: int = 1000,
+) -> np.ndarray:
+    """``x`` with ``a x = b`` for a sparse matrix or a :class:`scipy.sparse.linalg.LinearOperator`.
+
+    A sparse matrix is solved directly (:func:`solve_blocks`). An operator
+    is solved by restarted GMRES (:func:`scipy.sparse.linalg.gmres`) to a
+    relative residual ``rtol``, with ``preconditioner`` (an operator that
+    applies an approximate inverse, e.g. a :class:`BlockLU` of a nearby
+    matrix wrapped by :func:`scipy.sparse.linalg.aslinearoperator`-style
+    ``LinearOperator(shape, matvec=lu.solve)``). Cost: one product with
+    ``a`` and one preconditioner application per iteration; when the
+    preconditioner is exact but for a rank-``r`` part of ``a``, GMRES ends
+    in at most ``r + 1`` iterations.
+
+    Raises
+    ------
+    SnlError
+        If GMRES has not reached ``rtol`` after ``maxiter`` restarts.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> a = sp.csr_matrix(np.array([[1.0, -0.5, 0], [0, 1.0, -0.5], [-0.25, 0, 1.0]]))
+    >>> op = spla.aslinearoperator(a)
+    >>> bool(np.allclose(solve_operator(op, np.ones(3)), spla.spsolve(a.tocsc(), np.ones(3)), rtol=1e-12))
+    True
+    """
+    if sp.issparse(a):
+        return solve_blocks(a, b)
+    op = spla.aslinearoperator(a)
+    b = np.asarray(b, dtype=float)
+    x, info = spla.gmres(op, b, rtol=rtol, atol=0.0, restart=50, maxiter=maxiter, M=preconditioner)
+    if info != 0:
+        raise SnlError(f"GMRES did not reach a relative residual of {rtol:g} within {maxiter} restarts")
+    return x

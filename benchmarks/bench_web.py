@@ -1,0 +1,251 @@
+"""Load benchmark of the web game on loopback: many online rooms of simulated players at once.
+
+Starts ``snlmarkov serve --db`` as a subprocess on 127.0.0.1, then, in this
+process, opens ``--rooms`` online rooms (default 200) of ``--players``
+simulated players each (default 4), every player on its own WebSocket. The
+host creates the room over HTTP, the others join, the host starts, and each
+player rolls from its own connection when it is its turn, after a think time
+drawn from ``--think`` seconds (default 0.05..0.5). All rooms play one
+classic game at once on the jungle board.
+
+Reported:
+
+- the delay from a roll (the moment the player's client sends it) to its
+  broadcast (the moment that client receives the turn), p50 / p90 / p99 / max
+  (target: p99 < 50 ms on the 2-core machine);
+- turns and messages per second;
+- that no event was lost or duplicated: every client of a room saw sequence
+  numbers without gap or repeat and the same turns, numbered 0, 1, 2, ...;
+- that every game was stored, once, and every stored record verifies
+  (``verify_game``) and they pass the pooled check together.
+
+Bounded: ``--rooms`` and ``--players`` fix the count, ``--timeout`` (default
+300 s) the time. Exit status 0 when everything held and the target was met,
+1 otherwise.
+
+    python benchmarks/bench_web.py                    # 200 rooms x 4 players
+    python benchmarks/bench_web.py --rooms 20 --quick # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+from websockets.asyncio.client import connect
+
+COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def post(base: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(base + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+class Player:
+    """One simulated player: its socket, what it saw, and its roll delays."""
+
+    def __init__(self, ws, name: str) -> None:
+        self.ws, self.name = ws, name
+        self.secret = ""
+        self.seat = -1
+        self.seqs: list[int] = []
+        self.turns: list[tuple] = []
+        self.delays: list[float] = []
+        self.sent_at = 0.0
+        self.state: dict = {}
+        self.game_id = 0
+
+    async def recv(self) -> dict:
+        m = json.loads(await self.ws.recv())
+        if "seq" in m and m["type"] != "welcome":
+            self.seqs.append(m["seq"])
+        return m
+
+
+async def play_room(
+    base: str, ws_base: str, k: int, players: int, think: tuple[float, float], results: list, sem: asyncio.Semaphore
+) -> None:
+    rng = random.Random(k)
+    async with sem:
+        ps, room = await seat_room(base, ws_base, players)
+    host = ps[0]
+    await host.ws.send(json.dumps({"type": "start", "secret": room["host"]}))
+    await play(ps, rng, think, k)
+    results.append(ps)
+
+
+async def seat_room(base: str, ws_base: str, players: int) -> tuple[list[Player], dict]:
+    room = await asyncio.to_thread(
+        post, base, "/api/rooms", {"kind": "online", "seats": [{"name": "P0", "colour": COLOURS[0], "ai": False}]}
+    )
+    rid = room["room"]
+    ps: list[Player] = []
+    for i in range(players):
+        ws = await connect(f"{ws_base}/ws/{rid}", max_size=2**22, open_timeout=60, ping_interval=None)
+        p = Player(ws, f"P{i}")
+        await ws.send(json.dumps({"type": "hello", "secret": room["host"]} if i == 0 else {"type": "hello"}))
+        while (m := await p.recv())["type"] != "welcome":
+            pass
+        p.seqs = [m["seq"]]
+        if i == 0:
+            p.secret, p.seat = room["host"], 0
+        else:
+            await ws.send(json.dumps({"type": "join", "name": p.name, "colour": COLOURS[i % 6]}))
+            while (m := await p.recv())["type"] != "joined":
+                pass
+            p.secret, p.seat = m["secret"], m["seat"]
+        ps.append(p)
+    # everyone is seated once the host has seen them all
+    host = ps[0]
+    while True:
+        m = await host.recv()
+        if m["type"] == "room" and len(m["seats"]) == players:
+            break
+    return ps, room
+
+
+async def play(ps: list[Player], rng: random.Random, think: tuple[float, float], k: int) -> None:
+    async def run(p: Player) -> None:
+        while True:
+            m = await p.recv()
+            if m["type"] == "error":
+                raise RuntimeError(f"room {k} {p.name}: {m}")
+            if m["type"] == "room" and m["status"] == "playing":
+                p.state = m
+            elif m["type"] == "turn":
+                if m["seat"] == p.seat and p.sent_at:
+                    p.delays.append(time.perf_counter() - p.sent_at)
+                    p.sent_at = 0.0
+                p.turns.append((m["turn"], m["seat"], json.dumps(m["events"])))
+                p.state = {**p.state, **m}
+                if m["status"] == "over":
+                    p.game_id = m["game_id"]
+                    return
+            else:
+                continue
+            if p.state.get("status") == "playing" and p.state["current"] == p.seat:
+                await asyncio.sleep(rng.uniform(*think))
+                p.sent_at = time.perf_counter()
+                await p.ws.send(json.dumps({"type": "roll", "seat": p.seat, "secret": p.secret}))
+
+    await asyncio.gather(*(run(p) for p in ps))
+    for p in ps:
+        await p.ws.close()
+
+
+async def main_async(args: argparse.Namespace, base: str) -> tuple[list, float]:
+    ws_base = base.replace("http", "ws")
+    results: list = []
+    t0 = time.perf_counter()
+    # rooms open a few at a time (a burst of 800 handshakes is not the load being measured), then play together
+    sem = asyncio.Semaphore(40)
+
+    think = (args.think[0], args.think[1])
+    rooms = (play_room(base, ws_base, k, args.players, think, results, sem) for k in range(args.rooms))
+    await asyncio.wait_for(asyncio.gather(*rooms), args.timeout)
+    return results, time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rooms", type=int, default=200)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--think", type=float, nargs=2, default=(0.05, 0.5), metavar=("MIN", "MAX"))
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--quick", action="store_true", help="20 rooms unless --rooms is given")
+    args = parser.parse_args(argv)
+    if args.quick and "--rooms" not in (argv or sys.argv):
+        args.rooms = 20
+    if not (1 <= args.rooms <= 1000 and 2 <= args.players <= 6 and 0 <= args.think[0] <= args.think[1] <= 10):
+        parser.error("--rooms 1..1000, --players 2..6, --think 0 <= MIN <= MAX <= 10")
+
+    tmp = Path(tempfile.mkdtemp(prefix="snl-bench-web-"))
+    db = tmp / "games.sqlite"
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "snlmarkov", "serve", "--port", str(port), "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(400):
+            try:
+                urllib.request.urlopen(base + "/api/config", timeout=2).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        results, elapsed = asyncio.run(main_async(args, base))
+    finally:
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+    from snlmarkov import verify_game
+    from snlmarkov.checks.stored import check_stored
+    from snlmarkov.web.store import GameStore
+
+    problems = []
+    delays = np.array([d for ps in results for p in ps for d in p.delays]) * 1000
+    turns = sum(len(ps[0].turns) for ps in results)
+    messages = sum(len(p.seqs) for ps in results for p in ps)
+    for ps in results:
+        for p in ps:
+            if p.seqs != list(range(p.seqs[0], p.seqs[0] + len(p.seqs))):
+                problems.append(f"{p.name}: sequence numbers with a gap or a repeat")
+            if [t[0] for t in p.turns] != list(range(len(p.turns))):
+                problems.append(f"{p.name}: turns missing or repeated")
+            if p.turns != ps[0].turns:
+                problems.append(f"{p.name}: saw other turns than its host")
+    ids = [ps[0].game_id for ps in results]
+    store = GameStore(db)
+    stored = store.games()
+    records = [store.record(g.id) for g in stored]
+    store.close()
+    if sorted(ids) != sorted(g.id for g in stored) or len(set(ids)) != len(ids):
+        problems.append(f"{len(ids)} games told, {len(stored)} stored")
+    bad = sum(not verify_game(r).passed for r in records)
+    if bad:
+        problems.append(f"{bad} stored records do not verify")
+    pooled = check_stored(records, alpha=1e-4)
+    p50, p90, p99 = np.percentile(delays, [50, 90, 99])
+    print(
+        f"bench_web: {len(results)} rooms x {args.players} players on loopback, think {args.think[0]}..{args.think[1]} s"
+    )
+    print(f"  {turns} turns ({turns / elapsed:.0f}/s), {messages} broadcasts received ({messages / elapsed:.0f}/s)")
+    print(f"  wall time {elapsed:.1f} s")
+    print(
+        f"  roll -> broadcast delay (ms): p50 {p50:.1f}  p90 {p90:.1f}  p99 {p99:.1f}  max {delays.max():.1f}"
+        f"  (n={delays.size}; target p99 < 50)"
+    )
+    print(
+        f"  stored {len(stored)} games, {len(stored) - bad} verify; pooled check: {'PASSED' if pooled.passed else 'FAILED'}"
+    )
+    print(f"  events lost or duplicated: {'none' if not problems else '; '.join(problems[:5])}")
+    ok = not problems and pooled.passed and p99 < 50
+    print(f"  verdict: {'PASSED' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

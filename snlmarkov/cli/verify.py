@@ -1,0 +1,67 @@
+"""``snlmarkov verify``: check every stored game against the exact model, one by one and all together.
+
+Each game's record is replayed through the model's roll mechanics
+(:func:`~snlmarkov.verify_game`); then all of them are pooled
+(:func:`~snlmarkov.checks.stored.check_stored`: the seats' turn counts with
+censoring, and the landings per square). The verdict is the last line; the
+exit status is 0 when everything passed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..errors import SnlError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``verify`` sub-command to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "verify",
+        help="verify every stored game, and all of them together, against the exact model",
+        description="Run verify_game on each stored game and the pooled statistical check on all of them.",
+    )
+    parser.add_argument("--db", required=True, metavar="FILE", help="the SQLite file of snlmarkov serve --db")
+    parser.add_argument("--alpha", type=float, default=1e-4, help="overall significance level (default 1e-4)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the per-game failures, the pooled report and the verdict."""
+    from ..checks.stored import check_stored
+    from ..checks.verify import verify_game
+    from ..web.store import GameStore
+
+    if not Path(args.db).is_file():
+        raise SnlError(f"no game store at {args.db!r}")
+    if not 0 < args.alpha < 1:
+        raise SnlError(f"--alpha must be in (0, 1); got {args.alpha}")
+    store = GameStore(args.db)
+    try:
+        records, bad = [], 0
+        games = store.games()
+        for game in games:
+            try:
+                record = store.record(game.id)
+                report = verify_game(record)
+            except SnlError as exc:  # a row that is not a valid record
+                bad += 1
+                print(f"game {game.id} ({game.status}): unreadable: {exc}")
+                continue
+            if not report.passed:
+                bad += 1
+                print(f"game {game.id} ({game.status}): {report}")
+            records.append(record)
+    finally:
+        store.close()
+    total = len(games)
+    print(f"{total - bad} of {total} stored games verify turn by turn")
+    pooled = check_stored(records, alpha=args.alpha)
+    print(pooled)
+    ok = bad == 0 and pooled.passed
+    print(f"verdict: {'PASSED' if ok else 'FAILED'}")
+    return 0 if ok else 1

@@ -1,0 +1,644 @@
+"""Rooms: the tables the server hosts, and the one manager that holds them.
+
+A :class:`Room` owns one :class:`~snlmarkov.Game` and the connections
+watching it. Only the server rolls: a client asks to roll for a seat and
+proves it holds that seat with the seat's secret; the host's secret guards the
+host's actions. Every change is broadcast to every connection of the room as
+one message carrying the room's next sequence number ``seq``, so a client can
+tell a lost or duplicated message. AI seats roll after ``ai_delay`` seconds;
+in online rooms a human seat that has not rolled after ``countdown`` seconds
+is skipped (:meth:`Game.skip_turn`: no roll is made for it).
+
+Everything here runs on one asyncio event loop; a room's state only changes
+inside its synchronous methods, so no two changes interleave. The only await
+in a change is the write of a finished game to the store, made *before* the
+result is broadcast.
+
+Kinds of room: ``"local"`` (pass & play and play with AI: every seat is
+given at creation, the game starts at once, no countdown) and ``"online"``
+(the host creates it, others join from their own browsers, the host
+configures and starts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hmac
+import json
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..board import Board
+from ..errors import SnlError
+from ..game.engine import Game
+from ..game.events import Event
+from ..game.seats import Seat
+from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
+from .odds import LiveOdds, win_odds
+from .protocol import MAX_SEATS, Message, ProtocolError, check_colour, check_name
+
+__all__ = ["Room", "RoomManager", "Connection", "SeatSlot", "rules_from_data", "rules_fields", "KINDS"]
+
+log = logging.getLogger("snlmarkov.web")
+
+#: kinds of room
+KINDS = ("local", "online")
+#: largest die a room accepts (the exact odds build a turn matrix per rule set)
+MAX_FACES = 12
+#: event texts kept for a newcomer's log
+LOG_TAIL = 80
+#: messages queued for one slow connection before it is dropped
+OUTBOX = 1000
+
+
+def _token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def rules_fields() -> list[dict[str, Any]]:
+    """Every field of :class:`~snlmarkov.Rules` with its kind, default and choices (for the pages)."""
+    out = []
+    for f in dataclasses.fields(Rules):
+        default = f.default
+        item: dict[str, Any] = {"name": f.name, "default": default}
+        if f.name == "finish":
+            item.update(kind="choice", choices=list(FINISH_RULES))
+        elif f.name == "on_cap":
+            item.update(kind="choice", choices=list(CAP_POLICIES))
+        elif isinstance(default, bool):
+            item.update(kind="bool")
+        elif f.name == "max_sixes":
+            item.update(kind="int_or_none", min=1, max=6)
+        elif f.name == "faces":
+            item.update(kind="int", min=2, max=MAX_FACES)
+        elif isinstance(default, int):
+            item.update(kind="int", min=1, max=1000)
+        elif isinstance(default, str):
+            item.update(kind="text")
+        else:
+            continue
+        out.append(item)
+    return out
+
+
+def rules_from_data(data: Any, board: Board) -> Rules:
+    """Rules from a client's ``{field: value}`` object (unset fields keep the app defaults).
+
+    Raises
+    ------
+    ProtocolError
+        For an unknown field, a value of the wrong kind, a die over
+        :data:`MAX_FACES` faces, or rules the board cannot be played by.
+
+    Examples
+    --------
+    >>> rules_from_data({"finish": "bounce", "max_sixes": None}, Board.builtin()).finish
+    'bounce'
+    """
+    if not isinstance(data, Mapping):
+        raise ProtocolError("rules must be an object", "bad_field")
+    for value in data.values():
+        if value is not None and not isinstance(value, (bool, int, str)):
+            raise ProtocolError("rule values are true/false, integers, text or null", "bad_field")
+        if isinstance(value, str) and len(value) > 40:
+            raise ProtocolError("rule value too long", "bad_field")
+    try:
+        rules = Rules().replace(**dict(data))
+        rules.check_board(board)
+    except (SnlError, TypeError) as exc:
+        raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
+    if rules.faces > MAX_FACES:
+        raise ProtocolError(f"faces must be at most {MAX_FACES}", "bad_rules")
+    return rules
+
+
+@dataclass
+class SeatSlot:
+    """A seat of a room: who sits there, whether the server plays it, its secret."""
+
+    name: str
+    colour: str
+    ai: bool = False
+    secret: str = field(default_factory=_token, repr=False)
+    connected: int = 0
+
+    def public(self) -> dict[str, Any]:
+        return {"name": self.name, "colour": self.colour, "ai": self.ai, "connected": self.ai or self.connected > 0}
+
+
+class Connection:
+    """One browser's WebSocket as the room sees it: an outbox and who it is.
+
+    The endpoint drains :attr:`outbox` into the socket; :meth:`push` never
+    blocks, so a slow browser cannot hold up a room (past :data:`OUTBOX`
+    queued messages it is marked ``dropped`` and the endpoint closes it).
+    """
+
+    def __init__(self) -> None:
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.seat: int = -1  # the seat this browser claimed with hello (-1: none)
+        self.host = False
+        self.greeted = False
+        self.dropped = False
+
+    def push(self, message: dict[str, Any] | str) -> None:
+        if self.dropped:
+            return
+        if self.outbox.qsize() >= OUTBOX:
+            self.dropped = True
+            self.outbox.put_nowait(None)
+            return
+        self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
+
+    def close(self) -> None:
+        """Ask the endpoint to close this socket once what is queued has been sent."""
+        self.outbox.put_nowait(None)
+
+
+class Room:
+    """One table: its seats, its game, its connections and its timer.
+
+    Create rooms with :meth:`RoomManager.create`.
+    """
+
+    def __init__(
+        self,
+        manager: RoomManager,
+        kind: str,
+        board_name: str,
+        rules: Rules,
+        mode: str,
+        countdown: float,
+    ) -> None:
+        self.manager = manager
+        self.id = secrets.token_urlsafe(12)
+        self.kind = kind
+        self.host_secret = _token()
+        self.board_name = board_name
+        self.board = manager.boards[board_name]
+        self.rules = rules
+        self.mode = mode
+        self.countdown = countdown
+        self.seats: list[SeatSlot] = []
+        self.status = "lobby"  # lobby -> playing -> over | abandoned
+        self.game: Game | None = None
+        self.seq = 0
+        self.conns: set[Connection] = set()
+        self.texts: deque[str] = deque(maxlen=LOG_TAIL)
+        self.odds = LiveOdds((), "none")
+        self.game_id = 0  # id in the store, once stored
+        self.deadline = 0.0  # monotonic time of the countdown's end (0: no countdown running)
+        self._timer: asyncio.Task | None = None
+        self.idle_since = time.monotonic()
+        self.turn_times: list[float] = []  # monotonic time each turn was applied (load benchmark)
+
+    # ------------------------------------------------------------ views
+    def snapshot(self) -> dict[str, Any]:
+        """The whole room as one message body (no secrets)."""
+        game = self.game
+        n = len(self.seats)
+        return {
+            "room": self.id,
+            "kind": self.kind,
+            "status": self.status,
+            "board": _board_data(self.board, self.board_name),
+            "rules": self.rules.to_dict(),
+            "mode": self.mode,
+            "countdown": self.countdown,
+            "seats": [s.public() for s in self.seats],
+            "positions": list(game.positions) if game else [0] * n,
+            "current": game.current_seat if game else 0,
+            "finished": list(game.finishing_order) if game else [],
+            "turn": game.total_turns if game else 0,
+            "round": game.round if game else 1,
+            "odds": self.odds.to_dict(),
+            "remaining": self.remaining(),
+            "log": list(self.texts),
+            "game_id": self.game_id,
+        }
+
+    def remaining(self) -> float:
+        """Seconds left on the countdown (0 when none is running)."""
+        return round(max(0.0, self.deadline - time.monotonic()), 3) if self.deadline else 0.0
+
+    def welcome(self, conn: Connection) -> dict[str, Any]:
+        return {"type": "welcome", "seq": self.seq, "you": {"seat": conn.seat, "host": conn.host}, **self.snapshot()}
+
+    # ------------------------------------------------------------ messages
+    def broadcast(self, body: dict[str, Any]) -> None:
+        """Send ``body`` to every connection with the room's next sequence number."""
+        self.seq += 1
+        text = json.dumps({**body, "seq": self.seq})
+        for conn in self.conns:
+            conn.push(text)
+
+    def broadcast_room(self) -> None:
+        self.broadcast({"type": "room", **self.snapshot()})
+
+    def _is_host(self, secret: str) -> bool:
+        return hmac.compare_digest(secret, self.host_secret)
+
+    def _need_host(self, msg: Message) -> None:
+        if not self._is_host(msg.fields["secret"]):
+            raise ProtocolError(f"{msg.type}: only the host may do that", "not_host")
+
+    def _need_lobby(self, what: str) -> None:
+        if self.status != "lobby":
+            raise ProtocolError(f"{what}: the game has already started", "not_in_lobby")
+
+    async def handle(self, conn: Connection, msg: Message) -> None:
+        """Apply one checked message from ``conn``; ProtocolError refuses it (nothing changed)."""
+        kind, f = msg.type, msg.fields
+        self.idle_since = time.monotonic()
+        if kind == "ping":
+            conn.push({"type": "pong"})
+        elif kind == "hello":
+            self._hello(conn, f)
+        elif kind == "join":
+            self._join(conn, f["name"], f["colour"])
+        elif kind == "configure":
+            self._need_host(msg)
+            self._need_lobby("configure")
+            self._configure(f)
+        elif kind == "add_ai":
+            self._need_host(msg)
+            self._need_lobby("add_ai")
+            self._add_seat(f["name"], f["colour"], ai=True)
+            self.broadcast_room()
+        elif kind == "remove_seat":
+            self._need_host(msg)
+            self._need_lobby("remove_seat")
+            seat = f["seat"]
+            if not 0 < seat < len(self.seats):
+                raise ProtocolError("remove_seat: no such seat (the host's seat 0 stays)", "bad_seat")
+            self.seats.pop(seat)
+            for c in self.conns:  # seats after it move down one
+                if c.seat == seat:
+                    c.seat = -1
+                elif c.seat > seat:
+                    c.seat -= 1
+            self.broadcast_room()
+        elif kind == "start":
+            self._need_host(msg)
+            self._need_lobby("start")
+            if len(self.seats) < 2:
+                raise ProtocolError("start: a game needs at least 2 seats", "too_few_seats")
+            await self.start()
+        elif kind == "roll":
+            await self._roll(f["seat"], f["secret"])
+
+    def _hello(self, conn: Connection, f: dict[str, Any]) -> None:
+        if conn.greeted:
+            raise ProtocolError("hello: already greeted", "bad_message")
+        secret = f.get("secret")
+        seat = -1
+        if secret is not None:
+            if self._is_host(secret):
+                conn.host = True
+                seat = 0 if self.kind == "online" else -1
+            else:
+                seat = next((i for i, s in enumerate(self.seats) if hmac.compare_digest(s.secret, secret)), -2)
+                if seat == -2:
+                    raise ProtocolError("hello: that secret opens no seat of this room", "bad_secret")
+        conn.greeted = True
+        self._claim(conn, seat)
+        conn.push(self.welcome(conn))
+        if seat >= 0:
+            self.broadcast_room()  # presence changed
+
+    def _claim(self, conn: Connection, seat: int) -> None:
+        if conn.seat >= 0 and conn.seat < len(self.seats):
+            self.seats[conn.seat].connected -= 1
+        conn.seat = seat
+        if seat >= 0:
+            self.seats[seat].connected += 1
+            self._maybe_resume(seat)
+
+    def _join(self, conn: Connection, name: str, colour: str) -> None:
+        if self.kind != "online":
+            raise ProtocolError("join: only online rooms take new players", "not_online")
+        self._need_lobby("join")
+        if conn.seat >= 0:
+            raise ProtocolError("join: this browser already holds a seat", "already_seated")
+        slot = self._add_seat(name, colour, ai=False)
+        self._claim(conn, len(self.seats) - 1)
+        conn.push({"type": "joined", "seat": conn.seat, "secret": slot.secret})
+        self.broadcast_room()
+
+    def _add_seat(self, name: str, colour: str, *, ai: bool) -> SeatSlot:
+        if len(self.seats) >= MAX_SEATS:
+            raise ProtocolError(f"the room is full ({MAX_SEATS} seats)", "room_full")
+        if any(s.name == name for s in self.seats):
+            raise ProtocolError(f"the name {name!r} is taken in this room", "name_taken")
+        slot = SeatSlot(name, colour, ai=ai)
+        self.seats.append(slot)
+        return slot
+
+    def _configure(self, f: dict[str, Any]) -> None:
+        board_name = f.get("board", self.board_name)
+        if board_name not in self.manager.boards:
+            raise ProtocolError(f"unknown board {board_name[:40]!r}", "bad_field")
+        board = self.manager.boards[board_name]
+        rules = rules_from_data(f["rules"], board) if "rules" in f else self.rules
+        try:
+            rules.check_board(board)
+        except SnlError as exc:
+            raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
+        self.board_name, self.board, self.rules = board_name, board, rules
+        self.mode = f.get("mode", self.mode)
+        self.countdown = f.get("countdown", self.countdown)
+        self.broadcast_room()
+
+    # ------------------------------------------------------------ playing
+    async def start(self) -> None:
+        """Start the game with the seats as they are."""
+        seats = [Seat(s.name, s.colour) for s in self.seats]
+        game = Game(self.board, self.rules, seats, self.mode, rng=self.manager.seed_for(self))
+        self.status = "starting"  # refuses every other change while the odds are prepared
+        # the first odds for a board and rules build a turn matrix: done off the loop
+        self.odds = await asyncio.to_thread(_odds_of, game)
+        self.game, self.status = game, "playing"
+        self.texts.append(f"The game starts: {self.mode.replace('_', ' ')}, {len(seats)} players.")
+        self._schedule()
+        self.broadcast_room()
+
+    def _compute_odds(self) -> None:
+        assert self.game is not None
+        self.odds = _odds_of(self.game)
+
+    async def _roll(self, seat: int, secret: str) -> None:
+        if self.status != "playing" or self.game is None:
+            raise ProtocolError("roll: no game is being played", "not_playing")
+        own = seat < len(self.seats) and hmac.compare_digest(self.seats[seat].secret, secret)
+        if not own and not (self.kind == "online" and seat == 0 and self._is_host(secret)):  # the host's own seat
+            raise ProtocolError("roll: wrong secret for that seat", "bad_secret")
+        if self.seats[seat].ai:
+            raise ProtocolError("roll: the server plays that seat", "not_your_turn")
+        if seat != self.game.current_seat:
+            raise ProtocolError(f"roll: it is seat {self.game.current_seat}'s turn", "not_your_turn")
+        await self._play(skip=False)
+
+    async def _play(self, *, skip: bool) -> None:
+        """Play (or skip) the current seat's turn and tell everyone."""
+        game = self.game
+        assert game is not None and not game.is_over
+        self._cancel_timer()
+        seat, turn = game.current_seat, game.total_turns
+        events = game.skip_turn() if skip else game.take_turn()
+        self.turn_times.append(time.monotonic())
+        names = [s.name for s in game.seats]
+        items = [_event_data(e, names) for e in events]
+        self.texts.extend(i["text"] for i in items)
+        self._compute_odds()
+        body = {
+            "type": "turn",
+            "turn": turn,
+            "seat": seat,
+            "skipped": skip,
+            "events": items,
+            "positions": list(game.positions),
+            "current": game.current_seat,
+            "finished": list(game.finishing_order),
+            "round": game.round,
+            "odds": self.odds.to_dict(),
+        }
+        if game.is_over:
+            self.status = "over"
+            self.game_id = await self.manager.store_game(self, "finished")  # on disk before anyone is told
+            body.update(status="over", game_id=self.game_id, remaining=0)
+            self.broadcast(body)
+            return
+        self._schedule()
+        body.update(status="playing", remaining=self.remaining())
+        self.broadcast(body)
+
+    def _schedule(self) -> None:
+        """Start the timer for the seat to play: the AI's pause, or the online countdown."""
+        game = self.game
+        assert game is not None
+        self._cancel_timer()
+        seat = game.current_seat
+        if self.seats[seat].ai:
+            self._timer = asyncio.ensure_future(self._after(self.manager.ai_delay, game.total_turns, skip=False))
+        elif self.kind == "online":
+            self.deadline = time.monotonic() + self.countdown
+            self._timer = asyncio.ensure_future(self._after(self.countdown, game.total_turns, skip=True))
+
+    def _maybe_resume(self, seat: int) -> None:
+        """A seat came back: nothing to do; its countdown keeps running (the server decides)."""
+
+    async def _after(self, delay: float, turn: int, *, skip: bool) -> None:
+        try:
+            await asyncio.sleep(delay)
+            game = self.game
+            if self.status == "playing" and game is not None and game.total_turns == turn:
+                self._timer = None
+                self.deadline = 0.0
+                await self._play(skip=skip)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # never let a timer kill the loop; the room is abandoned instead
+            log.exception("room %s: timer failed", self.id)
+            await self.abandon()
+
+    def _cancel_timer(self) -> None:
+        self.deadline = 0.0
+        timer, self._timer = self._timer, None
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
+
+    async def abandon(self) -> None:
+        """Stop a game that will not be finished: stored as abandoned, everyone told."""
+        self._cancel_timer()
+        if self.status != "playing":
+            return
+        self.status = "abandoned"
+        self.game_id = await self.manager.store_game(self, "abandoned")
+        self.broadcast_room()
+
+    def disconnect(self, conn: Connection) -> None:
+        self.conns.discard(conn)
+        if 0 <= conn.seat < len(self.seats):
+            self.seats[conn.seat].connected -= 1
+            if self.status in ("lobby", "playing"):
+                self.broadcast_room()
+        conn.seat = -1
+        self.idle_since = time.monotonic()
+
+
+class RoomManager:
+    """Every room of one server, the store, and the limits.
+
+    Parameters
+    ----------
+    boards : mapping of str to Board
+        The boards a room may be played on, by name.
+    store : GameStore, optional
+        Where finished and abandoned games go (nowhere when not given).
+    countdown : float, default 30
+        Default seconds an online seat has to roll before it is skipped.
+    ai_delay : float, default 1.2
+        Seconds an AI seat waits before rolling.
+    max_rooms : int, default 2000
+        Rooms held at once; creating more is refused.
+    idle_timeout : float, default 900
+        A room with no connection for this long is closed (a game still being
+        played in it is stored as abandoned).
+    seed : int, optional
+        Makes every room's dice reproducible (tests); unpredictable otherwise.
+    """
+
+    def __init__(
+        self,
+        boards: Mapping[str, Board],
+        *,
+        store: Any = None,
+        countdown: float = 30.0,
+        ai_delay: float = 1.2,
+        max_rooms: int = 2000,
+        idle_timeout: float = 900.0,
+        seed: int | None = None,
+    ) -> None:
+        self.boards = dict(boards)
+        self.store = store
+        self.countdown = float(countdown)
+        self.ai_delay = float(ai_delay)
+        self.max_rooms = int(max_rooms)
+        self.idle_timeout = float(idle_timeout)
+        self.rooms: dict[str, Room] = {}
+        self._seed = seed
+        self._made = 0
+        self._reaper: asyncio.Task | None = None
+        self.on_store: Callable[[Room, int], None] | None = None
+
+    def seed_for(self, room: Room) -> Any:
+        if self._seed is None:
+            return None
+        self._made += 1
+        return [self._seed, self._made]
+
+    def create(
+        self,
+        kind: Any,
+        seats: Any,
+        *,
+        board: str | None = None,
+        rules: Any = None,
+        mode: str = "classic",
+        countdown: float | None = None,
+    ) -> Room:
+        """A new room with its first seats (all of them for a local room).
+
+        Raises
+        ------
+        ProtocolError
+            For a bad kind, seats, board, rules or mode, or too many rooms.
+        """
+        if len(self.rooms) >= self.max_rooms:
+            raise ProtocolError(f"the server holds {self.max_rooms} rooms already; try later", "server_full")
+        if kind not in KINDS:
+            raise ProtocolError(f"kind must be one of {KINDS}", "bad_field")
+        board_name = next(iter(self.boards)) if board is None else board
+        if not isinstance(board_name, str) or board_name not in self.boards:
+            raise ProtocolError(f"board must be one of {', '.join(self.boards)}", "bad_field")
+        if mode not in MODES:
+            raise ProtocolError(f"mode must be one of {MODES}", "bad_field")
+        the_rules = rules_from_data(rules or {}, self.boards[board_name])
+        if countdown is None:
+            countdown = self.countdown
+        if type(countdown) not in (int, float) or not 0.05 <= countdown <= 600:
+            raise ProtocolError("countdown must be a number of seconds 0.05..600", "bad_field")
+        if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_SEATS:
+            raise ProtocolError(f"seats must be a list of 1 to {MAX_SEATS} seats", "bad_field")
+        room = Room(self, kind, board_name, the_rules, mode, float(countdown))
+        for item in seats:
+            if not isinstance(item, dict) or not set(item) <= {"name", "colour", "ai"}:
+                raise ProtocolError("each seat is {name, colour, ai}", "bad_field")
+            ai = item.get("ai", False)
+            if not isinstance(ai, bool):
+                raise ProtocolError("seat ai must be true or false", "bad_field")
+            room._add_seat(check_name(item.get("name")), check_colour(item.get("colour")), ai=ai)
+        if kind == "local":
+            if len(room.seats) < 2:
+                raise ProtocolError("a local game needs 2 to 6 seats", "too_few_seats")
+            if all(s.ai for s in room.seats):
+                raise ProtocolError("a local game needs at least one human seat", "bad_field")
+        elif room.seats[0].ai or len(room.seats) != 1:
+            raise ProtocolError("an online room is created with the host's own seat only", "bad_field")
+        self.rooms[room.id] = room
+        return room
+
+    async def store_game(self, room: Room, status: str) -> int:
+        """Write the room's game to the store (in a worker thread); its id, 0 with no store."""
+        if self.store is None or room.game is None or room.game.total_turns == 0:
+            return 0  # nothing to store: no game, or not a single turn played
+        record = room.game.record()
+        try:
+            game_id = await asyncio.to_thread(self.store.add, record, room=room.id, status=status)
+        except Exception:
+            log.exception("room %s: could not store the game", room.id)
+            return 0
+        if self.on_store is not None:
+            self.on_store(room, game_id)
+        return game_id
+
+    def start(self) -> None:
+        """Start the reaper of idle rooms (call from the running loop)."""
+        self._reaper = asyncio.ensure_future(self._reap())
+
+    async def _reap(self) -> None:
+        while True:
+            await asyncio.sleep(min(30.0, self.idle_timeout / 2))
+            now = time.monotonic()
+            for room in list(self.rooms.values()):
+                if not room.conns and now - room.idle_since > self.idle_timeout:
+                    with contextlib.suppress(Exception):
+                        await room.abandon()
+                    self.rooms.pop(room.id, None)
+
+    async def shutdown(self) -> None:
+        """Store every game still being played as abandoned and stop the timers."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+        for room in list(self.rooms.values()):
+            with contextlib.suppress(Exception):
+                await room.abandon()
+            for conn in list(room.conns):
+                conn.close()
+
+
+def _odds_of(game: Game) -> LiveOdds:
+    """The live odds of a game between two turns (the one call to the odds code)."""
+    try:
+        return win_odds(
+            game.board,
+            game.rules,
+            game.mode,
+            positions=game.positions,
+            finished=game.finishing_order,
+            current=game.current_seat,
+        )
+    except SnlError:  # no figure for this board and rules
+        return LiveOdds((), "none")
+
+
+def _board_data(board: Board, name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "size": board.size,
+        "ladders": [[s, e] for s, e in board.ladders.items()],
+        "snakes": [[s, e] for s, e in board.snakes.items()],
+    }
+
+
+def _event_data(event: Event, names: list[str]) -> dict[str, Any]:
+    d = event.to_dict()
+    d["text"] = event.describe(names[event.seat])
+    return d

@@ -1,0 +1,132 @@
+// Shared helpers for the home page and the room page.
+"use strict";
+
+const SNL = {
+  async config() {
+    if (!SNL._config) SNL._config = fetch("/api/config").then((r) => r.json());
+    return SNL._config;
+  },
+
+  h(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (v === true) node.setAttribute(k, "");
+      else if (v !== false && v != null) node.setAttribute(k, v);
+    }
+    for (const c of children.flat()) if (c != null) node.append(c.nodeType ? c : String(c));
+    return node;
+  },
+
+  // labels for the rule fields the server lists (unknown fields get their own name)
+  RULE_LABELS: {
+    finish: ["Finish", { stay: "Exact finish: stay put", bounce: "Exact finish: bounce back", none: "No exact finish" }],
+    bonus_on_six: ["Sixes roll again"],
+    max_sixes: ["Sixes in a row at most"],
+    on_cap: ["After the limit", { redeal: "Roll is redealt 1–5", forfeit: "A six forfeits the turn" }],
+    start_on_six: ["Need a six to start"],
+    bump: ["Landing on a token sends you back"],
+    bump_to: ["…back to square"],
+    faces: ["Die faces"],
+    jump_after_bounce: ["Jumps act after a bounce"],
+  },
+
+  // a form for the rules; returns {node, value(), set(rules)}
+  rulesForm(fields, presets, initial) {
+    const h = SNL.h, inputs = {};
+    const grid = h("div", { class: "rules-grid" });
+    for (const f of fields) {
+      const [label, names] = SNL.RULE_LABELS[f.name] || [f.name.replace(/_/g, " ")];
+      let input;
+      if (f.kind === "bool") {
+        input = h("input", { type: "checkbox", name: f.name, "data-rule": f.name });
+        grid.append(h("label", { class: "rule rule-bool" }, input, h("span", { class: "switch" }), h("span", {}, label)));
+      } else if (f.kind === "choice") {
+        input = h("select", { name: f.name, "data-rule": f.name },
+          f.choices.map((c) => h("option", { value: c }, (names && names[c]) || c)));
+        grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      } else if (f.kind === "int_or_none") {
+        input = h("select", { name: f.name, "data-rule": f.name },
+          h("option", { value: "" }, "no limit"),
+          Array.from({ length: f.max - f.min + 1 }, (_, i) => h("option", { value: f.min + i }, f.min + i)));
+        grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      } else if (f.kind === "int") {
+        input = h("input", { type: "number", name: f.name, min: f.min, max: f.max, "data-rule": f.name });
+        grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      } else {
+        input = h("input", { type: "text", name: f.name, "data-rule": f.name, maxlength: 40 });
+        grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      }
+      inputs[f.name] = { f, input };
+    }
+    const set = (rules) => {
+      for (const [name, { f, input }] of Object.entries(inputs)) {
+        const v = name in rules ? rules[name] : f.default;
+        if (f.kind === "bool") input.checked = !!v;
+        else if (f.kind === "int_or_none") input.value = v == null ? "" : String(v);
+        else input.value = String(v);
+      }
+    };
+    const value = () => {
+      const out = {};
+      for (const [name, { f, input }] of Object.entries(inputs)) {
+        if (f.kind === "bool") out[name] = input.checked;
+        else if (f.kind === "int_or_none") out[name] = input.value === "" ? null : Number(input.value);
+        else if (f.kind === "int") out[name] = Number(input.value);
+        else out[name] = input.value;
+      }
+      return out;
+    };
+    const presetRow = h("div", { class: "preset-row" }, h("span", { class: "muted" }, "Presets:"),
+      Object.entries(presets).map(([name, rules]) =>
+        h("button", { type: "button", class: "chip", "data-preset": name, onclick: () => set(rules) }, name)));
+    set(initial || {});
+    return { node: h("div", { class: "rules-form" }, presetRow, grid), value, set, inputs };
+  },
+
+  colourPicker(colours, selected, onpick) {
+    const h = SNL.h;
+    const row = h("div", { class: "swatches", role: "radiogroup" });
+    const pick = (hex) => {
+      for (const b of row.children) b.classList.toggle("on", b.dataset.hex === hex);
+      row.dataset.value = hex;
+      if (onpick) onpick(hex);
+    };
+    for (const c of colours) {
+      row.append(h("button", { type: "button", class: "swatch", title: c.name, "aria-label": c.name,
+        "data-hex": c.hex, style: `background:${c.hex}`, onclick: () => pick(c.hex) }));
+    }
+    pick(selected);
+    return row;
+  },
+
+  toast(text, kind) {
+    let box = document.getElementById("toasts");
+    if (!box) { box = SNL.h("div", { id: "toasts" }); document.body.append(box); }
+    const t = SNL.h("div", { class: `toast ${kind || ""}` }, text);
+    box.append(t);
+    setTimeout(() => t.remove(), 4000);
+  },
+
+  pct(p) {
+    if (p >= 0.9995 && p < 1) return ">99.9%";
+    if (p > 0 && p < 0.001) return "<0.1%";
+    return (100 * p).toFixed(1) + "%";
+  },
+
+  ordinal(n) {
+    const s = ["th", "st", "nd", "rd"], v = n % 100;
+    return n + (s[(v - 20) % 10] || s[v] || s[0]);
+  },
+
+  secrets: {
+    key: (room) => `snl:room:${room}`,
+    load(room) {
+      try { return JSON.parse(localStorage.getItem(SNL.secrets.key(room))) || {}; } catch (e) { return {}; }
+    },
+    save(room, value) { localStorage.setItem(SNL.secrets.key(room), JSON.stringify(value)); },
+  },
+};
+
+window.SNL = SNL;

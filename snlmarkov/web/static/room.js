@@ -1,0 +1,334 @@
+// The room page: connects to the room's WebSocket, draws the board and the seats,
+// animates every turn the server broadcasts, and asks to roll for the seats it holds.
+"use strict";
+
+(async function () {
+  const h = SNL.h, cfg = await SNL.config();
+  const roomId = decodeURIComponent(location.pathname.split("/").pop());
+  const fast = new URLSearchParams(location.search).get("speed") === "fast";
+  const T = fast ? { step: 15, jump: 60, die: 40, pause: 20 } : { step: 170, jump: 650, die: 450, pause: 250 };
+
+  // secrets: saved by the home page, or carried by a personal link (#s=seat secret, #h=host secret)
+  const stored = SNL.secrets.load(roomId);
+  const frag = new URLSearchParams(location.hash.slice(1));
+  if (frag.get("h")) stored.host = frag.get("h");
+  if (frag.get("s")) stored.mine = frag.get("s");
+  if (stored.seats && stored.seats.length && !stored.mine && !stored.localKind) stored.mine = stored.seats[0];
+  SNL.secrets.save(roomId, stored);
+
+  let st = null, you = { seat: -1, host: false }, lastSeq = 0, ws = null, board = null, boardKey = "";
+  let queue = [], busy = false, deadline = 0, closedByUs = false, retry = 0, resultShown = false;
+
+  const $ = (id) => document.getElementById(id);
+  const dieEl = $("die"), rollBtn = $("roll");
+  document.body.dataset.status = "connecting";
+
+  // --- connection ---------------------------------------------------------
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(roomId)}`);
+    ws.onopen = () => {
+      retry = 0;
+      $("conn").textContent = "online";
+      $("conn").className = "conn ok";
+      const secret = stored.host || stored.mine;
+      ws.send(JSON.stringify(secret ? { type: "hello", secret } : { type: "hello" }));
+    };
+    ws.onmessage = (ev) => {
+      const m = JSON.parse(ev.data);
+      m._recv = performance.now();
+      if (m.type === "error") { onError(m); return; }
+      if (m.type === "joined") {
+        stored.mine = m.secret; SNL.secrets.save(roomId, stored); you.seat = m.seat; return;
+      }
+      if (m.type === "pong") return;
+      queue.push(m);
+      if (!busy) pump();
+    };
+    ws.onclose = () => {
+      $("conn").textContent = "reconnecting…";
+      $("conn").className = "conn bad";
+      if (closedByUs) return;
+      retry = Math.min(retry + 1, 6);
+      setTimeout(connect, 300 * retry);
+    };
+  }
+
+  function onError(m) {
+    if (m.code === "no_room") {
+      closedByUs = true;
+      $("turn-name").textContent = "This room does not exist (or has closed).";
+      document.body.dataset.status = "no_room";
+      return;
+    }
+    SNL.toast(m.message, "bad");
+  }
+
+  function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
+
+  // --- the message queue: one message at a time, animations included -------
+  async function pump() {
+    busy = true;
+    renderControls();
+    while (queue.length) {
+      const m = queue.shift();
+      try { await apply(m); } catch (e) { console.error(e); }
+    }
+    busy = false;
+    renderControls();
+  }
+
+  async function apply(m) {
+    if (m.type === "welcome") {
+      lastSeq = m.seq; you = m.you; st = m; renderAll(); return;
+    }
+    if (m.seq !== lastSeq + 1) console.warn(`seq ${m.seq} after ${lastSeq}`);
+    lastSeq = m.seq;
+    document.body.dataset.seq = String(lastSeq);
+    if (m.type === "room") { st = Object.assign(st || {}, m); renderAll(); return; }
+    if (m.type === "turn") {
+      await animateTurn(m);
+      Object.assign(st, { positions: m.positions, current: m.current, finished: m.finished, odds: m.odds,
+        status: m.status, turn: m.turn + 1, round: m.round, remaining: m.remaining, game_id: m.game_id || 0 });
+      deadline = m.remaining > 0 ? m._recv + 1000 * m.remaining : 0;
+      board.setPositions(st.positions);
+      renderSeats();
+      if (st.status === "over") showResult();
+    }
+  }
+
+  // --- animation ------------------------------------------------------------
+  function showDie(v) {
+    dieEl.dataset.value = String(v);
+    dieEl.innerHTML = "";
+    const pips = { 1: [5], 2: [1, 9], 3: [1, 5, 9], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 9], 6: [1, 3, 4, 6, 7, 9] }[v];
+    if (pips) for (let i = 1; i <= 9; i++) dieEl.append(h("span", { class: pips.includes(i) ? "pip" : "nopip" }));
+    else dieEl.append(h("span", { class: "die-num" }, v));
+  }
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  async function animateTurn(m) {
+    const n = st.board.size, seat = m.seat;
+    board.setActive(seat);
+    let pendingBounce = false;
+    for (const e of m.events) {
+      addLog(e.text, seat, e.kind);
+      if (e.kind === "roll") {
+        dieEl.classList.remove("tumble"); void dieEl.offsetWidth; dieEl.classList.add("tumble");
+        showDie(e.value);
+        await sleep(T.die);
+      } else if (e.kind === "bounce") {
+        pendingBounce = true;
+      } else if (e.kind === "move") {
+        if (pendingBounce) { await board.walk(seat, e.start, n, T.step); await board.walk(seat, n, e.end, T.step); }
+        else await board.walk(seat, e.start, e.end, T.step);
+        pendingBounce = false;
+      } else if (e.kind === "ladder") {
+        await sleep(T.pause); await board.slide(seat, e.end, T.jump);
+      } else if (e.kind === "snake") {
+        await sleep(T.pause); await board.slide(seat, e.end, T.jump * 1.3, board.snakePath(e.start, e.end).d);
+      } else if (e.kind === "forfeit") {
+        await board.slide(seat, e.back_to, T.jump);
+      } else if (e.kind === "bump") {
+        await board.slide(seat, e.to_square, T.jump);
+      } else if (e.kind === "finish") {
+        SNL.toast(`${st.seats[seat].name} finishes ${SNL.ordinal(e.place)}!`, "good");
+      }
+    }
+    await sleep(T.pause);
+  }
+
+  // --- rendering --------------------------------------------------------------
+  function mySeats() {
+    // seats this browser may roll for: every human seat of a local room it created, or its own seat online
+    const out = new Set();
+    if (!st) return out;
+    if (st.kind === "local" && stored.seats) stored.seats.forEach((s, i) => { if (s) out.add(i); });
+    else if (you.seat >= 0) out.add(you.seat);
+    return out;
+  }
+  function secretFor(seat) {
+    return st.kind === "local" ? stored.seats[seat] : stored.mine;
+  }
+
+  function renderAll() {
+    const key = JSON.stringify(st.board);
+    if (key !== boardKey) { board = new BoardView($("board"), st.board); boardKey = key; board.setSeats(st.seats); }
+    else if (!board.seats || board.seats.length !== st.seats.length ||
+      board.seats.some((s, i) => s.colour !== st.seats[i].colour || s.name !== st.seats[i].name)) board.setSeats(st.seats);
+    board.setPositions(st.positions);
+    deadline = st.remaining > 0 ? (st._recv || performance.now()) + 1000 * st.remaining : 0;
+    const kindText = st.kind === "online" ? "Online room" : st.seats.some((s) => s.ai) ? "Play with AI" : "Pass & Play";
+    $("room-info").textContent = `${kindText} · ${st.mode === "classic" ? "Classic" : "Last One Standing"} · ${st.board.name.replace(/_/g, " ")}`;
+    $("log").innerHTML = "";
+    for (const t of st.log) addLog(t, -1, "");
+    renderSeats();
+    renderLobby();
+    if (st.status === "over" || st.status === "abandoned") showResult();
+  }
+
+  function renderSeats() {
+    const list = $("seat-cards"), mine = mySeats(), odds = st.odds || { win: [], method: "none" };
+    list.innerHTML = "";
+    $("odds-label").textContent = st.status === "lobby" || st.status === "starting" ? "" :
+      odds.method === "none" ? "(no exact odds for these rules)" :
+      odds.method === "exact" ? "exact chance to win" : "≈ chance to win";
+    st.seats.forEach((s, i) => {
+      const place = st.finished.indexOf(i);
+      const p = odds.win.length ? odds.win[i] : null;
+      const active = st.status === "playing" && st.current === i;
+      const badges = [];
+      if (s.ai) badges.push(h("span", { class: "badge" }, "AI"));
+      if (mine.has(i) && st.kind === "online") badges.push(h("span", { class: "badge you" }, "you"));
+      if (!s.ai && st.kind === "online" && !s.connected) badges.push(h("span", { class: "badge off" }, "offline"));
+      if (place >= 0) badges.push(h("span", { class: "badge place" }, SNL.ordinal(place + 1)));
+      const bar = p == null ? h("div", { class: "odds none" }, "—") :
+        h("div", { class: "odds" }, h("div", { class: "odds-bar" },
+          h("div", { class: "odds-fill", style: `width:${(100 * p).toFixed(2)}%;background:${s.colour}` })),
+          h("span", { class: "odds-text", "data-odds": p }, (odds.method === "exact" ? "" : "≈") + SNL.pct(p)));
+      list.append(h("li", { class: `seat-card${active ? " active" : ""}${place >= 0 ? " done" : ""}`, "data-seat": i,
+        style: `--seat:${s.colour}` },
+        h("span", { class: "seat-dot", style: `background:${s.colour}` }, (s.name || "?")[0].toUpperCase()),
+        h("div", { class: "seat-main" },
+          h("div", { class: "seat-top" }, h("span", { class: "seat-name" }, s.name), ...badges,
+            h("span", { class: "seat-square" }, st.positions[i] === 0 ? "start" : `sq ${st.positions[i]}`)),
+          bar)));
+    });
+    board.setActive(st.status === "playing" ? st.current : -1);
+    renderControls();
+  }
+
+  function renderControls() {
+    if (!st) return;
+    const mine = mySeats(), cur = st.current, seat = st.seats[cur];
+    const canRoll = st.status === "playing" && !busy && queue.length === 0 && mine.has(cur) && seat && !seat.ai;
+    rollBtn.disabled = !canRoll;
+    document.body.dataset.status = st.status;
+    document.body.dataset.current = String(cur);
+    document.body.dataset.canRoll = canRoll ? "1" : "0";
+    const name = seat ? seat.name : "";
+    if (st.status === "lobby" || st.status === "starting") $("turn-name").textContent = "Waiting in the lobby…";
+    else if (st.status !== "playing") $("turn-name").textContent = st.status === "over" ? "Game over" : "Game abandoned";
+    else if (seat.ai) $("turn-name").textContent = `${name} is thinking…`;
+    else if (mine.has(cur)) $("turn-name").innerHTML = `<b style="color:${seat.colour}">${escapeHtml(name)}</b>, your turn — roll!`;
+    else $("turn-name").textContent = `Waiting for ${name}…`;
+    rollBtn.textContent = canRoll ? `Roll — ${name}` : "Roll";
+    rollBtn.style.setProperty("--seat", seat ? seat.colour : "#888");
+  }
+
+  function escapeHtml(t) { return t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`); }
+
+  function addLog(text, seat, kind) {
+    const li = h("li", { class: `log-${kind || "info"}` }, text);
+    if (seat >= 0 && st.seats[seat]) li.style.borderLeftColor = st.seats[seat].colour;
+    const log = $("log");
+    log.prepend(li);
+    while (log.children.length > 120) log.lastChild.remove();
+  }
+
+  // countdown bar
+  setInterval(() => {
+    const box = $("countdown");
+    if (!st || st.kind !== "online" || st.status !== "playing" || !deadline || busy) { box.hidden = true; return; }
+    const left = Math.max(0, (deadline - performance.now()) / 1000);
+    box.hidden = false;
+    box.querySelector("span").textContent = `${Math.ceil(left)} s to roll`;
+    box.querySelector(".countdown-bar").style.width = `${Math.min(100, (100 * left) / st.countdown)}%`;
+  }, 100);
+
+  // --- the lobby (online rooms) ------------------------------------------------
+  let lobbyRules = null, lobbyColour = null;
+  function renderLobby() {
+    const lobby = $("lobby");
+    const inLobby = st.kind === "online" && (st.status === "lobby" || st.status === "starting");
+    lobby.hidden = !inLobby;
+    if (!inLobby) return;
+    const link = `${location.origin}/room/${roomId}`;
+    $("share-link").value = link;
+    if (stored.mine || stored.host) {
+      $("my-link-note").hidden = false;
+      $("my-link").href = `/room/${roomId}#${stored.host ? "h=" + stored.host : "s=" + stored.mine}`;
+    }
+    const ls = $("lobby-seats");
+    ls.innerHTML = "";
+    st.seats.forEach((s, i) => {
+      const rm = you.host && i > 0 ? h("button", { type: "button", class: "chip", onclick: () =>
+        send({ type: "remove_seat", secret: stored.host, seat: i }) }, "remove") : null;
+      ls.append(h("li", { "data-seat": i }, h("span", { class: "seat-dot", style: `background:${s.colour}` }, s.name[0].toUpperCase()),
+        h("span", { class: "seat-name" }, s.name), i === 0 ? h("span", { class: "badge" }, "host") : null,
+        s.ai ? h("span", { class: "badge" }, "AI") : null, i === you.seat ? h("span", { class: "badge you" }, "you") : null,
+        !s.ai && !s.connected ? h("span", { class: "badge off" }, "offline") : null, rm));
+    });
+    $("join").hidden = you.seat >= 0 || you.host || st.seats.length >= cfg.limits.seats;
+    if (!$("join-colour").dataset.ready) {
+      $("join-colour").dataset.ready = "1";
+      const used = new Set(st.seats.map((s) => s.colour));
+      lobbyColour = (cfg.colours.find((c) => !used.has(c.hex)) || cfg.colours[0]).hex;
+      $("join-colour").append(SNL.colourPicker(cfg.colours, lobbyColour, (hex) => { lobbyColour = hex; }));
+    }
+    $("host-panel").hidden = !you.host;
+    $("lobby-wait").hidden = you.host;
+    if (you.host) {
+      if (!lobbyRules) {
+        lobbyRules = SNL.rulesForm(cfg.rules_fields, cfg.presets, st.rules);
+        $("lrules").append(lobbyRules.node);
+        for (const name of Object.keys(cfg.boards)) $("lboard").append(h("option", { value: name }, name.replace(/_/g, " ")));
+      }
+      lobbyRules.set(st.rules);
+      $("lboard").value = st.board.name;
+      $("lcountdown").value = st.countdown;
+      for (const r of document.querySelectorAll("input[name=lmode]")) r.checked = r.value === st.mode;
+    }
+  }
+  $("join-btn").addEventListener("click", () => send({ type: "join", name: $("join-name").value.trim(), colour: lobbyColour }));
+  $("copy-link").addEventListener("click", () => { $("share-link").select(); navigator.clipboard && navigator.clipboard.writeText($("share-link").value); });
+  function hostConfigure() {
+    send({ type: "configure", secret: stored.host, rules: lobbyRules.value(), board: $("lboard").value,
+      mode: document.querySelector("input[name=lmode]:checked").value, countdown: Number($("lcountdown").value) || 30 });
+  }
+  $("apply-rules").addEventListener("click", hostConfigure);
+  $("start").addEventListener("click", () => { hostConfigure(); send({ type: "start", secret: stored.host }); });
+  $("add-ai").addEventListener("click", () => {
+    const used = new Set(st.seats.map((s) => s.colour));
+    const c = (cfg.colours.find((x) => !used.has(x.hex)) || cfg.colours[0]).hex;
+    let k = 1; while (st.seats.some((s) => s.name === `Robot ${k}`)) k++;
+    send({ type: "add_ai", secret: stored.host, name: `Robot ${k}`, colour: c });
+  });
+
+  // --- the result screen ---------------------------------------------------------
+  function showResult() {
+    if (resultShown) return;
+    resultShown = true;
+    const n = st.board.size, order = st.finished.slice();
+    const rest = st.seats.map((_, i) => i).filter((i) => !order.includes(i))
+      .sort((a, b) => st.positions[b] - st.positions[a] || a - b);
+    const winner = order.length ? st.seats[order[0]] : null;
+    $("result-title").textContent = st.status === "abandoned" ? "Game abandoned" : winner ? `${winner.name} wins!` : "Game over";
+    const list = $("result-order");
+    list.innerHTML = "";
+    order.forEach((i, k) => list.append(h("li", { class: "finished", "data-seat": i },
+      h("span", { class: "place" }, SNL.ordinal(k + 1)), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, st.seats[i].name[0].toUpperCase()),
+      h("span", { class: "seat-name" }, st.seats[i].name), h("span", { class: "muted" }, "finished"))));
+    rest.forEach((i) => list.append(h("li", { class: "unfinished", "data-seat": i },
+      h("span", { class: "place" }, "—"), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, st.seats[i].name[0].toUpperCase()),
+      h("span", { class: "seat-name" }, st.seats[i].name), h("span", { class: "muted" }, `on square ${st.positions[i]} of ${n}`))));
+    $("result-note").textContent = `${st.turn} turns played.` + (st.game_id ? ` Stored as game #${st.game_id}.` : "");
+    $("result").hidden = false;
+    document.body.dataset.result = "shown";
+  }
+  $("see-board").addEventListener("click", () => { $("result").hidden = true; });
+
+  rollBtn.addEventListener("click", () => {
+    if (rollBtn.disabled) return;
+    rollBtn.disabled = true;
+    document.body.dataset.canRoll = "0";
+    send({ type: "roll", seat: st.current, secret: secretFor(st.current) });
+  });
+  document.addEventListener("keydown", (e) => {
+    if ((e.key === " " || e.key === "Enter") && !rollBtn.disabled && document.activeElement.tagName !== "INPUT") {
+      e.preventDefault(); rollBtn.click();
+    }
+  });
+  showDie(1);
+  connect();
+})();

@@ -1,0 +1,114 @@
+"""Block-triangular direct solves and the operator path against SuperLU and dense solves."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from snlmarkov import Board, Rules, analyze
+from snlmarkov.analysis.single import expected_turns
+from snlmarkov.chain.model import _turn_system
+from snlmarkov.chain.solve import BlockLU, block_bounds, factorize, solve_blocks, solve_operator
+from snlmarkov.errors import SnlError
+
+RULES = [
+    Rules(),
+    Rules.preset("plain"),
+    Rules.preset("family"),
+    Rules(on_cap="forfeit"),
+    Rules(max_sixes=None),
+    Rules(finish="none", start_on_six=True),
+]
+
+
+def _reference(a, b, transposed=False):
+    """The whole matrix factorised by SuperLU in one piece (today's direct solve)."""
+    lu = factorize(a)
+    return lu.solve(b) if transposed else lu.solve(b, trans="T")
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset_name or repr(r)[:40])
+@pytest.mark.parametrize("rows", [1, 7, 500])
+def test_block_solves_agree_with_one_superlu(rules, rows):
+    board = Board.random(3000, rng=5)
+    a = _turn_system(board, rules)
+    lu = BlockLU(a, rows=rows)
+    rng = np.random.default_rng(1)
+    b = rng.random((a.shape[0], 2))
+    for transposed in (False, True):
+        want = _reference(a, b, transposed)
+        got = lu.solve_transposed(b) if transposed else lu.solve(b)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=0)
+    np.testing.assert_allclose(solve_blocks(a, b[:, 0], rows=rows), _reference(a, b[:, 0]), rtol=1e-10, atol=0)
+
+
+def test_random_boards_split_into_many_blocks_and_a_long_snake_into_few():
+    board = Board.random(3000, rng=5)
+    assert BlockLU(_turn_system(board, Rules()), rows=10).n_blocks > 100
+    # a snake from 2998 to 1: every point from 2 to 2998 has a row behind it that slides back to 1
+    long_snake = Board(3000, {2998: 1})
+    lu = BlockLU(_turn_system(long_snake, Rules()), rows=1)
+    assert lu.bounds[1] == 1 and lu.bounds[2] >= 2998  # row 2998 itself never lands on 2998
+
+
+def test_block_bounds_are_clean_split_points():
+    a = _turn_system(Board.random(5000, rng=2), Rules())
+    bounds = block_bounds(a, rows=3)
+    first_col = a.indices[a.indptr[:-1]]
+    for b in bounds[1:-1]:
+        assert first_col[b:].min() >= b  # no row at or after b reaches back before b
+    assert bounds[0] == 0 and bounds[-1] == a.shape[0] and np.all(np.diff(bounds)[:-1] >= 3)
+
+
+def test_dense_hand_example():
+    # 0 -> 1 -> 2 with a step back from 2 to 1: blocks {0} and {1, 2}, then the absorbing 3
+    q = np.array([[0, 1.0, 0, 0], [0, 0, 0.5, 0.5], [0, 0.5, 0, 0.5], [0, 0, 0, 0]])
+    a = np.eye(4) - q
+    lu = BlockLU(sp.csr_matrix(a), rows=1)
+    assert lu.bounds.tolist() == [0, 1, 3, 4]
+    b = np.array([1.0, 1.0, 1.0, 0.0])
+    np.testing.assert_allclose(lu.solve(b), np.linalg.solve(a, b), rtol=1e-14)
+    np.testing.assert_allclose(lu.solve_transposed(b), np.linalg.solve(a.T, b), rtol=1e-14)
+    # by hand: x1 = 1 + x2/2, x2 = 1 + x1/2 -> x1 = x2 = 2; x0 = 1 + x1 = 3
+    np.testing.assert_allclose(lu.solve(b)[:3], [3, 2, 2], rtol=1e-14)
+
+
+def test_expected_turns_unchanged_and_analyze_consistent():
+    board = Board.random(20000, rng=3)
+    for rules in (Rules(), Rules.preset("family")):
+        a = _turn_system(board, rules)
+        b = np.ones(a.shape[0])
+        b[-1] = 0
+        want = _reference(a, b)[0]
+        assert expected_turns(board, rules) == pytest.approx(want, rel=1e-10)
+        assert analyze(board, rules).expected_turns == pytest.approx(want, rel=1e-10)
+
+
+def test_linear_operator_path_with_block_preconditioner():
+    board = Board.random(4000, rng=4)
+    a = _turn_system(board, Rules.preset("family"))
+    b = np.ones(a.shape[0])
+    b[-1] = 0
+    want = _reference(a, b)
+    op = spla.aslinearoperator(a)
+    # the preconditioner is exact but for the snakes dropped from its matrix: a low-rank difference
+    near = sp.triu(a, format="csr")
+    near.sort_indices()
+    plu = BlockLU(near)
+    m = spla.LinearOperator(a.shape, matvec=plu.solve)
+    got = solve_operator(op, b, preconditioner=m)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    np.testing.assert_allclose(solve_operator(a, b), want, rtol=1e-10)  # a matrix takes the direct path
+
+
+def test_operator_that_does_not_converge_is_refused():
+    a = sp.csr_matrix(np.array([[1.0, 0], [0, 1e-300]]))
+    with pytest.raises(SnlError, match="GMRES"):
+        solve_operator(spla.aslinearoperator(a) * 1.0, np.array([1.0, 1.0]), maxiter=1, rtol=1e-300)
+
+
+def test_empty_and_rectangular_systems_refused():
+    with pytest.raises(SnlError, match="square"):
+        BlockLU(sp.csr_matrix((2, 3)))
+    with pytest.raises(SnlError, match="nothing to solve"):
+        BlockLU(sp.csr_matrix((0, 0)))

@@ -1,0 +1,219 @@
+"""The web game in a real browser: headless Debian chromium driven by Selenium.
+
+One pass & play game and one two-browser online room are played to the result
+screen by clicking the page's own buttons; the test checks what the page shows
+(the seats, the odds bars, the finishing order) against the server's record,
+and saves screenshots under ``test-artifacts/`` (or ``$SNL_ARTIFACTS``).
+
+Chromium is Debian's (``apt-get install chromium chromium-driver``; ``.ci/run``
+installs it). Without it the tests are skipped, except in CI (``CI=true``),
+where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+from _webserver import ServerThread  # noqa: E402
+
+from snlmarkov import Board, verify_game  # noqa: E402
+from snlmarkov.web.app import create_app  # noqa: E402
+from snlmarkov.web.store import GameStore  # noqa: E402
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+TINY = Board(25, {3: 11, 17: 4, 20: 24, 22: 9}, name="tiny")
+ARTIFACTS = Path(os.environ.get("SNL_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
+
+
+def _need_browser():
+    missing = [p for p in (CHROMIUM, DRIVER) if not shutil.which(p)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package")
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs the browser test: missing {', '.join(missing)}")
+        pytest.skip(f"no browser: missing {', '.join(missing)}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    _need_browser()
+    store = GameStore(tmp_path_factory.mktemp("webb") / "games.sqlite")
+    srv = ServerThread(create_app(store=store, boards={"tiny": TINY}, countdown=20, ai_delay=0.05)).start()
+    srv.store = store
+    yield srv
+    srv.stop()
+    store.close()
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    drivers, dirs = [], []
+
+    def make():
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        profile = tempfile.mkdtemp(prefix="snl-chromium-")
+        dirs.append(profile)
+        for flag in (
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--window-size=1400,1000",
+        ):
+            options.add_argument(flag)
+        d = webdriver.Chrome(service=Service(DRIVER), options=options)
+        drivers.append(d)
+        return d
+
+    yield make
+    for d in drivers:
+        d.quit()
+    for p in dirs:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def by_id(d, name):
+    from selenium.webdriver.common.by import By
+
+    return d.find_element(By.ID, name)
+
+
+def all_css(d, css):
+    from selenium.webdriver.common.by import By
+
+    return d.find_elements(By.CSS_SELECTOR, css)
+
+
+def wait(pred, timeout=20.0, what="the page"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def shot(d, name):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    d.save_screenshot(str(ARTIFACTS / name))
+
+
+def body(d, key):
+    return d.execute_script(f"return document.body.dataset.{key} || ''")
+
+
+def play_until_result(drivers, timeout=120.0):
+    """Click each page's Roll button whenever it is enabled, until every page shows the result."""
+    end, odds_seen = time.monotonic() + timeout, []
+    while time.monotonic() < end:
+        if all(body(d, "result") == "shown" for d in drivers):
+            return odds_seen
+        for d in drivers:
+            if body(d, "canRoll") == "1":
+                texts = [e.text for e in all_css(d, ".seat-card .odds-text")]
+                if texts:
+                    odds_seen.append(texts)
+                by_id(d, "roll").click()
+        time.sleep(0.03)
+    raise AssertionError("the game did not reach the result screen")
+
+
+def result_names(d):
+    return [e.text for e in all_css(d, "#result-order li .seat-name")]
+
+
+def test_pass_and_play_in_the_browser(server, browser):
+    d = browser()
+    d.get(server.base + "/?speed=fast")
+    by_id(d, "mode-pass").click()
+    names = all_css(d, "input.seat-name")
+    assert len(names) == 2
+    for box, name in zip(names, ("Ann", "Bob")):
+        box.clear()
+        box.send_keys(name)
+    by_id(d, "add-seat").click()
+    third = all_css(d, "input.seat-name")[2]
+    third.clear()
+    third.send_keys("Cy")
+    all_css(d, ".seat-row[data-seat='2'] .swatch")[4].click()  # purple
+    all_css(d, "input[name=mode][value=last_one_standing]")[0].find_element("xpath", "..").click()
+    shot(d, "pass-home.png")
+    by_id(d, "start").click()
+    wait(lambda: body(d, "status") == "playing", what="the game to start")
+    cards = wait(lambda: all_css(d, ".seat-card .seat-name"), what="the seat cards")
+    assert [c.text for c in cards] == ["Ann", "Bob", "Cy"]
+    odds = [float(e.get_attribute("data-odds")) for e in all_css(d, ".seat-card .odds-text")]
+    assert len(odds) == 3 and abs(sum(odds) - 1) < 1e-9 and odds[0] > odds[2]  # the first seat is ahead
+    # play a few turns, look at the board, then to the end
+    for _ in range(4):
+        wait(lambda: body(d, "canRoll") == "1" or body(d, "result") == "shown", what="a roll")
+        if body(d, "result") == "shown":
+            break
+        by_id(d, "roll").click()
+    time.sleep(0.3)
+    shot(d, "pass-game.png")
+    seen = play_until_result([d])
+    assert all(len(texts) == 3 and all(t.endswith("%") for t in texts) for texts in seen)
+    shot(d, "pass-result.png")
+    # the page's finishing order is the server's
+    game = server.store.games()[-1]
+    record = server.store.record(game.id)
+    assert record.mode == "last_one_standing" and verify_game(record).passed
+    expected = [record.seats[i].name for i in record.finishing_order]
+    assert result_names(d) == expected and sorted(expected) == ["Ann", "Bob", "Cy"]
+    assert "wins" in by_id(d, "result-title").text and expected[0] in by_id(d, "result-title").text
+    assert record.seats[2].colour == "#8e24aa"
+
+
+def test_online_room_with_two_browsers(server, browser):
+    host, guest = browser(), browser()
+    host.get(server.base + "/?speed=fast")
+    by_id(host, "mode-online").click()
+    box = all_css(host, "input.seat-name")[0]
+    box.clear()
+    box.send_keys("Hosty")
+    by_id(host, "start").click()  # "Create Room"
+    link = wait(lambda: by_id(host, "share-link").get_attribute("value"), what="the invite link")
+    assert "/room/" in link
+    guest.get(link + "?speed=fast")
+    wait(lambda: by_id(guest, "join").is_displayed(), what="the join form")
+    by_id(guest, "join-name").send_keys("Guest")
+    by_id(guest, "join-btn").click()
+    wait(lambda: len(all_css(host, "#lobby-seats li")) == 2, what="the guest in the host's lobby")
+    assert [e.text for e in all_css(host, "#lobby-seats .seat-name")] == ["Hosty", "Guest"]
+    shot(host, "online-lobby.png")
+    assert by_id(guest, "host-panel").is_displayed() is False  # only the host picks the rules
+    all_css(host, "input[name=lmode][value=classic]")[0].find_element("xpath", "..").click()
+    by_id(host, "start").click()
+    for d in (host, guest):
+        wait(lambda d=d: body(d, "status") == "playing", what="the online game to start")
+    play_until_result([host, guest])
+    shot(host, "online-result-host.png")
+    shot(guest, "online-result-guest.png")
+    record = server.store.record(server.store.games()[-1].id)
+    assert [s.name for s in record.seats] == ["Hosty", "Guest"] and record.mode == "classic"
+    winner = record.seats[record.winner].name
+    for d in (host, guest):
+        names = result_names(d)
+        assert names[0] == winner and sorted(names) == ["Guest", "Hosty"]
+    assert verify_game(record).passed

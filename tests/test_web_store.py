@@ -1,0 +1,227 @@
+"""Stored games: the SQLite store, the pooled check against the exact model, the games/verify commands,
+and a server killed with SIGKILL in the middle of a load losing no finished game."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from snlmarkov import Board, Game, GameRecord, Rules
+from snlmarkov.checks.stored import check_stored
+from snlmarkov.cli import main
+from snlmarkov.web.store import GameStore
+
+BOARD = Board(20, {3: 12, 17: 5, 8: 15, 14: 2}, name="small")
+ALPHA = 1e-6  # per check: the suite's false-failure budget
+
+
+def games(n, rules=None, players=3, mode="last_one_standing", seed=0, skip_every=0):
+    out = []
+    for i in range(n):
+        g = Game(BOARD, rules or Rules(), players=players, mode=mode, rng=[seed, i])
+        while not g.is_over:
+            if skip_every and g.total_turns % skip_every == skip_every - 1:
+                g.skip_turn()
+            else:
+                g.take_turn()
+        out.append(g.record())
+    return out
+
+
+def loaded_games(n, p6=0.4, seed=1, mode="last_one_standing"):
+    rng = np.random.default_rng(seed)
+    probs = [(1 - p6) / 5] * 5 + [p6]
+
+    def die():
+        while True:
+            yield int(rng.choice(6, p=probs)) + 1
+
+    return [Game(BOARD, Rules.preset("plain"), players=2, mode=mode, dice=die()).play() for _ in range(n)]
+
+
+@pytest.mark.parametrize(
+    "rules, mode, skip",
+    [
+        (Rules(), "last_one_standing", 0),
+        (Rules(), "classic", 0),  # censored: only the winner finishes
+        (Rules.preset("plain"), "classic", 3),  # skipped turns are not counted
+        (Rules.preset("family"), "last_one_standing", 0),  # bump: landings only
+    ],
+)
+def test_fair_games_pass(rules, mode, skip):
+    report = check_stored(games(250, rules, mode=mode, skip_every=skip), alpha=ALPHA)
+    assert report.passed, str(report)
+    (group,) = report.groups
+    assert group.games == 250 and group.turns > 1000
+    if not rules.bump:
+        assert "log-rank" in group.checks[0].detail
+
+
+def test_a_loaded_die_is_caught():
+    report = check_stored(loaded_games(250), alpha=ALPHA)
+    assert not report.passed
+    assert "landings" in {c.name for c in report.groups[0].checks if not c.passed}
+
+
+def test_a_biased_sample_is_caught():
+    """Keeping only the short games (a server that lost the long ones) is caught by the turn counts."""
+    classic = games(500, mode="classic", seed=5)
+    median = np.median([len(r.turns()) for r in classic])
+    short = [r for r in classic if len(r.turns()) <= median]
+    report = check_stored(short, alpha=ALPHA)
+    assert not report.passed and not report.groups[0].checks[0].passed
+
+
+def test_the_wrong_model_is_caught():
+    """Games played with bonus rolls on six, stored as if played without."""
+    played = games(250, Rules(), mode="last_one_standing", seed=7)
+    relabelled = []
+    for r in played:
+        data = json.loads(r.to_json())
+        data["rules"] = Rules.preset("plain").to_dict()
+        relabelled.append(GameRecord.from_dict(data))
+    assert not check_stored(relabelled, alpha=ALPHA).passed
+
+
+def test_store_and_commands(tmp_path, capsys):
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path)
+    recs = games(40)
+    for r in recs[:39]:
+        store.add(r, room="r")
+    store.add(recs[39], room="r", status="abandoned")
+    assert store.count() == 40
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()
+    assert main(["games", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "40 games: 39 finished, 1 abandoned" in out
+    assert main(["games", "--db", str(path), "--status", "abandoned"]) == 0
+    assert "1 game: 0 finished, 1 abandoned" in capsys.readouterr().out
+    assert main(["verify", "--db", str(path), "--alpha", "1e-6"]) == 0
+    out = capsys.readouterr().out
+    assert "40 of 40 stored games verify" in out and out.strip().endswith("verdict: PASSED")
+    # an edited game is found
+    db = sqlite3.connect(path)
+    data = json.loads(db.execute("SELECT record FROM games WHERE id = 3").fetchone()[0])
+    first_roll = next(e for e in data["log"] if e["kind"] == "roll")
+    first_roll["value"] = 7 - first_roll["value"] if first_roll["value"] != 6 else 5
+    data["dice"][0] = first_roll["value"]
+    db.execute("UPDATE games SET record = ? WHERE id = 3", (json.dumps(data),))
+    db.commit()
+    db.close()
+    assert main(["verify", "--db", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "game 3" in out and "verdict: FAILED" in out
+    assert main(["games", "--db", str(tmp_path / "missing.sqlite")]) == 2
+    assert main(["verify", "--db", str(path), "--alpha", "2"]) == 2
+
+
+def test_serve_refuses_bad_arguments(capsys):
+    assert main(["serve", "--port", "70000"]) == 2
+    assert main(["serve", "--countdown", "0"]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_sigkill_mid_load_loses_no_finished_game(tmp_path):
+    pytest.importorskip("uvicorn")
+    from _webserver import Client, create_room, free_port, http
+
+    db = tmp_path / "games.sqlite"
+    port = free_port()
+    cmd = [sys.executable, "-m", "snlmarkov", "serve", "--port", str(port), "--db", str(db), "--ai-delay", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                if http(base, "/api/config")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.05)
+        told: list[int] = []  # ids of the games whose result reached a client
+        stop = threading.Event()
+
+        def player(k):
+            try:
+                play(k)
+            except Exception:  # the server was killed under this player
+                pass
+
+        def play(k):
+            while not stop.is_set():
+                room = create_room(
+                    base,
+                    kind="local",
+                    board="milton_bradley" if k % 2 else "jungle",
+                    seats=[
+                        {"name": "Ann", "colour": "#e53935", "ai": False},
+                        {"name": "Bot", "colour": "#1e88e5", "ai": True},
+                    ],
+                )
+                c = Client(base, room["room"])
+                state = c.hello(room["host"])
+                try:
+                    while not stop.is_set():
+                        if state["status"] == "over":
+                            told.append(state["game_id"])
+                            break
+                        if state["current"] == 0:
+                            c.send(type="roll", seat=0, secret=room["seats"][0])
+                            time.sleep(0.1)  # a person's pace: under the rate limit
+                        state = {**state, **c.until(lambda m: m["type"] in ("turn", "room"))}
+                except Exception:
+                    return
+                finally:
+                    try:
+                        c.close()
+                    except Exception:
+                        pass
+
+        threads = [threading.Thread(target=player, args=(k,), daemon=True) for k in range(12)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 60
+        while len(told) < 8 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)  # in the middle of the load: no shutdown, no flush
+        proc.wait(10)
+        stop.set()
+        for t in threads:
+            t.join(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert len(told) >= 8
+    store = GameStore(db)  # as a restarted server opens it
+    stored = {g.id: g for g in store.games()}
+    assert set(told) <= set(stored)  # every result a client saw is on disk
+    assert all(stored[i].status == "finished" for i in told)
+    store.close()
+    assert main(["verify", "--db", str(db), "--alpha", str(ALPHA)]) == 0
+    # a restarted server opens the same file and goes on adding to it
+    port = free_port()
+    cmd[cmd.index("--port") + 1] = str(port)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                if http(base, "/api/config")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.05)
+        assert http(base, "/")[0] == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    assert GameStore(db).count() >= len(told)
