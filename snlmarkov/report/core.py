@@ -521,7 +521,7 @@ def _toggles(writer: _Writer, board: Board, summary: dict) -> None:
 
     cases = compare_toggles(board)
     house = compare_house_rules(board)
-    fig = _figure(7.4, 5.6 + 0.32 * len(house))
+    fig = _figure(7.0, 5.6 + 0.32 * len(house))
     plot_toggles(cases + house, fig.subplots())
     writer.figure(fig, "toggles", svg=True)
     summary["toggles"] = {
