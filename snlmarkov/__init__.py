@@ -34,6 +34,10 @@ _EXPORTS = {
     "UnwinnableBoardError": "errors",
     "GameError": "errors",
     "DiceError": "errors",
+    "LimitError": "errors",
+    "SeedError": "errors",
+    "InputFileError": "errors",
+    "ModelError": "errors",
     # configuration
     "Board": "board",
     "Rules": "rules",

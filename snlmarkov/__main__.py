@@ -1,5 +1,11 @@
-"""``python -m snlmarkov``: the command line."""
+"""``python -m snlmarkov``: the command line (Ctrl-C during start-up exits quietly too)."""
 
-from .cli import main
+try:
+    from .cli import main
+except KeyboardInterrupt:  # pragma: no cover - interrupted while importing
+    import sys
+
+    print("snlmarkov: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 raise SystemExit(main())

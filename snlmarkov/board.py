@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BoardError
+from .errors import BoardError, LimitError
+from .limits import MAX_FILE_BYTES, check_file, check_rng, clean_text, limit, parse_ascii_int
 
 __all__ = ["Board", "BUILTIN_BOARDS"]
 
@@ -47,7 +48,7 @@ def _as_int(value: Any, what: str) -> int:
         raise BoardError(f"{what} must be an integer, got {value!r}")
     if isinstance(value, (int, np.integer)):
         return int(value)
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
         return int(value)
     raise BoardError(f"{what} must be an integer, got {value!r}")
 
@@ -67,7 +68,9 @@ class Board:
     jumps : mapping of int to int, optional
         ``start -> end`` for every ladder and snake.
     name : str, optional
-        A label used in reports; not part of equality.
+        A label used in reports; not part of equality. ``None`` means no
+        label. At most 200 characters of valid text (no lone surrogates);
+        control characters are escaped whenever it is printed.
     chain : bool, default False
         Whether jumps chain: a jump may end on another jump's start, and a
         token landing on the first takes every jump of the chain in the same
@@ -82,6 +85,9 @@ class Board:
         on the finish, ends on another jump's start (without ``chain``),
         jumps form a cycle (with ``chain``), or the size is invalid. The
         message names the offending squares.
+    LimitError
+        If ``size`` is over :data:`snlmarkov.limits.MAX_BOARD_SIZE`
+        (10^8; ``SNLMARKOV_MAX_BOARD_SIZE`` raises it).
 
     Examples
     --------
@@ -107,9 +113,7 @@ class Board:
     chain: bool = False
 
     def __post_init__(self) -> None:
-        size = _as_int(self.size, "board size")
-        if size < 2:
-            raise BoardError(f"board size must be at least 2, got {size}")
+        size = _check_size(self.size)
         if not isinstance(self.jumps, Mapping):
             raise BoardError(f"jumps must be a mapping start -> end, got {type(self.jumps).__name__}")
         clean: dict[int, int] = {}
@@ -125,7 +129,7 @@ class Board:
         _validate_jumps(size, clean, chain=self.chain)
         object.__setattr__(self, "size", size)
         object.__setattr__(self, "jumps", types.MappingProxyType(dict(sorted(clean.items()))))
-        object.__setattr__(self, "name", str(self.name))
+        object.__setattr__(self, "name", _check_name(self.name))
 
     def __hash__(self) -> int:
         return hash((self.size, tuple(self.jumps.items()), self.chain))
@@ -305,7 +309,9 @@ class Board:
             chain = data.get("chain", False)
             if not isinstance(chain, bool):
                 raise BoardError(f"chain must be true or false, got {chain!r}")
-            return cls(size, dict(ladders + snakes), name=str(data.get("name", "")), chain=chain)
+            return cls(size, dict(ladders + snakes), name=data.get("name", ""), chain=chain)
+        except LimitError as exc:
+            raise LimitError(f"{source}: {exc}") from None
         except BoardError as exc:
             raise BoardError(f"{source}: {exc}") from None
 
@@ -315,33 +321,65 @@ class Board:
 
         The file holds ``size``, ``ladders`` and ``snakes`` (see
         :meth:`from_dict`). It is parsed as data; nothing in it is executed.
+        It must be a regular file of at most
+        :data:`snlmarkov.limits.MAX_FILE_BYTES` (16 MiB;
+        ``SNLMARKOV_MAX_FILE_BYTES`` raises it), checked before reading, and
+        UTF-8 text (a byte-order mark is allowed). JSON objects must not
+        repeat a key (TOML refuses that itself); squares written as keys
+        must be plain ASCII digits.
 
         Raises
         ------
         BoardError
-            If the file is missing, unreadable, not valid TOML/JSON, or does
-            not describe a valid board; the message names the file.
+            If the path is not a path, the file is missing, not a regular
+            file, not named ``.toml``/``.json``, not UTF-8, not valid
+            TOML/JSON, or does not describe a valid board; the message names
+            the file.
+        LimitError
+            If the file is over the size limit or the board over the board
+            size limit.
+
+        Examples
+        --------
+        >>> Board.from_file("/dev/zero")
+        Traceback (most recent call last):
+        ...
+        snlmarkov.errors.BoardError: /dev/zero: a board file must end in .toml or .json
         """
-        path = Path(path)
+        if path is None:
+            raise BoardError("Board.from_file needs the path of a .toml or .json file; got None")
+        p = check_file(
+            path, what="board file", max_bytes=limit("file_bytes"), suffixes=(".toml", ".json"), error=BoardError
+        )
+        shown = clean_text(str(p))
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(p, "rb") as fh:
+                raw = fh.read(limit("file_bytes") + 1)
         except OSError as exc:
-            raise BoardError(f"{path}: cannot read board file ({exc.strerror or exc})") from None
-        suffix = path.suffix.lower()
+            raise BoardError(f"{shown}: cannot read board file ({exc.strerror or exc})") from None
+        if len(raw) > limit("file_bytes"):  # the file grew after it was checked
+            raise LimitError(f"{shown}: the board file is over the limit of {MAX_FILE_BYTES} bytes")
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BoardError(f"{shown}: a board file must be UTF-8 text (byte {exc.start} is not)") from None
+        suffix = p.suffix.lower()
         try:
             if suffix == ".json":
-                data = json.loads(text)
-            elif suffix == ".toml":
-                data = _load_toml(text)
+                data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
             else:
-                raise BoardError(f"{path}: board files must end in .toml or .json")
-        except BoardError:
-            raise
+                data = _load_toml(text)
+        except BoardError as exc:
+            raise BoardError(f"{shown}: {exc}") from None
+        except RecursionError:
+            raise BoardError(f"{shown}: not valid {suffix[1:].upper()}: nested too deeply") from None
         except Exception as exc:  # parser errors differ between tomllib and json
-            raise BoardError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
-        board = cls.from_dict(data, source=str(path))
+            raise BoardError(f"{shown}: not valid {suffix[1:].upper()}: {clean_text(exc)}") from None
+        board = cls.from_dict(data, source=shown)
         if not board.name:
-            object.__setattr__(board, "name", path.stem)
+            object.__setattr__(board, "name", _check_name(p.stem))
         return board
 
     def to_dict(self) -> dict[str, Any]:
@@ -385,8 +423,8 @@ class Board:
             removing the few that would chain or fall off the board).
         max_length : int, default 12
             Longest jump.
-        rng : None, int or numpy.random.Generator
-            Seed or generator, passed to :func:`numpy.random.default_rng`.
+        rng : None, int >= 0, SeedSequence or numpy.random.Generator
+            Seed or generator, checked by :func:`snlmarkov.limits.check_rng`.
 
         Examples
         --------
@@ -394,15 +432,13 @@ class Board:
         >>> 80 < len(b.jumps) <= 100
         True
         """
-        size = _as_int(size, "board size")
-        if size < 2:
-            raise BoardError(f"board size must be at least 2, got {size}")
-        if not 0.0 <= jump_fraction <= 1.0:
+        size = _check_size(size)
+        if not isinstance(jump_fraction, (int, float, np.integer, np.floating)) or not 0.0 <= jump_fraction <= 1.0:
             raise BoardError(f"jump_fraction must be in [0, 1], got {jump_fraction}")
         max_length = _as_int(max_length, "max_length")
         if max_length < 1:
             raise BoardError(f"max_length must be at least 1, got {max_length}")
-        gen = np.random.default_rng(rng)
+        gen = check_rng(rng)
         n_jumps = int(round(jump_fraction * (size - 1)))
         starts = gen.choice(np.arange(1, size), size=min(n_jumps, size - 1), replace=False)
         lengths = gen.integers(1, max_length + 1, size=starts.size)
@@ -431,11 +467,50 @@ def _pairs(value: Any, what: str) -> list[tuple[int, int]]:
     out = []
     for s, e in items:
         if isinstance(s, str):
-            try:
-                s = int(s.strip())
-            except ValueError:
-                raise BoardError(f"{what}: square {s!r} is not an integer") from None
+            s = parse_ascii_int(s, f"{what}: a square", BoardError)
         out.append((_as_int(s, f"{what} start"), _as_int(e, f"{what} end")))
+    return out
+
+
+def _check_size(value: Any) -> int:
+    """A board size: an integer 2..MAX_BOARD_SIZE."""
+    size = _as_int(value, "board size")
+    if size < 2:
+        raise BoardError(f"board size must be at least 2, got {size}")
+    cap = limit("board_size")
+    if size > cap:
+        shown = str(size) if size < 10**20 else f"about 10^{len(str(size)) - 1}"
+        raise LimitError(
+            f"board size {shown} is over the limit of {cap} squares; set SNLMARKOV_MAX_BOARD_SIZE to raise it"
+        )
+    return size
+
+
+_MAX_NAME = 200
+
+
+def _check_name(value: Any) -> str:
+    """A board label: text (``None`` is no label), at most 200 characters, valid UTF-8."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BoardError(f"a board name must be text; got {type(value).__name__}")
+    if len(value) > _MAX_NAME:
+        raise BoardError(f"a board name holds at most {_MAX_NAME} characters; got {len(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BoardError(f"the board name {clean_text(value)!r} is not valid text (a lone surrogate)") from None
+    return value
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for json: refuse a key given twice (TOML refuses it too)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise BoardError(f"the key {clean_text(key)!r} is given twice")
+        out[key] = value
     return out
 
 

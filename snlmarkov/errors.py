@@ -14,6 +14,10 @@ __all__ = [
     "UnwinnableBoardError",
     "GameError",
     "DiceError",
+    "LimitError",
+    "SeedError",
+    "InputFileError",
+    "ModelError",
 ]
 
 
@@ -68,3 +72,43 @@ class GameError(SnlError):
 
 class DiceError(GameError):
     """A scripted die offered a roll the rules cannot produce, or ran out."""
+
+
+class LimitError(SnlError):
+    """A size or budget limit was hit (the message names it and says how to raise it).
+
+    See :mod:`snlmarkov.limits` for every limit.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, LimitError
+    >>> try:
+    ...     Board(10**12)
+    ... except LimitError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    board size 1000000000000 is over the limit of 100000000 squares; ...
+    """
+
+
+class SeedError(SnlError):
+    """A seed or random generator (``rng``, ``--seed``) is not one numpy can use.
+
+    Examples
+    --------
+    >>> from snlmarkov import SeedError, simulate
+    >>> try:
+    ...     simulate(None, None, 10, rng=-1)
+    ... except SeedError as exc:
+    ...     print(exc)
+    rng must be None, an integer >= 0, a SeedSequence or a Generator; got -1
+    """
+
+
+class InputFileError(SnlError):
+    """An input file cannot be used: missing, not a regular file, or of the wrong kind."""
+
+
+class ModelError(SnlError):
+    """An exact model failed one of its own consistency checks (a row that does
+    not sum to 1, a state that was not enumerated). It means a bug or a
+    numerically hopeless input, never a silent wrong answer."""

@@ -8,12 +8,16 @@ named rule sets.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .errors import RuleError
+from .limits import MAX_FACES, limit
 
 __all__ = ["Rules", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
 
@@ -53,13 +57,17 @@ class Rules:
     bump_to : int, default 1
         Where a bumped token is placed (no jump there acts).
     faces : int, default 6
-        Faces of the fair die; "six" means the top face.
+        Faces of the fair die; "six" means the top face. At most
+        :data:`snlmarkov.limits.MAX_FACES` (1000).
     jump_after_bounce : bool, default True
         Under ``finish="bounce"``, whether a jump at the square a bounce
         lands on acts. When False the token stays on that square (it still
         counts as landed on, and a six there still earns its bonus).
         Irrelevant under the other finish rules: the value is kept but
         changes nothing.
+
+    Integer fields take Python or numpy integers (not bools). ``max_sixes``
+    is at most 1000, like ``faces``.
 
     Raises
     ------
@@ -90,18 +98,18 @@ class Rules:
     jump_after_bounce: bool = True
 
     def __post_init__(self) -> None:
-        if self.finish not in FINISH_RULES:
+        if not isinstance(self.finish, str) or self.finish not in FINISH_RULES:
             raise RuleError(f"finish must be one of {', '.join(map(repr, FINISH_RULES))}; got {self.finish!r}")
-        if self.on_cap not in CAP_POLICIES:
+        if not isinstance(self.on_cap, str) or self.on_cap not in CAP_POLICIES:
             raise RuleError(f"on_cap must be one of {', '.join(map(repr, CAP_POLICIES))}; got {self.on_cap!r}")
         for name in ("bonus_on_six", "start_on_six", "bump", "jump_after_bounce"):
             if not isinstance(getattr(self, name), bool):
                 raise RuleError(f"{name} must be True or False; got {getattr(self, name)!r}")
-        if self.max_sixes is not None and (not _is_int(self.max_sixes) or self.max_sixes < 1):
-            raise RuleError(f"max_sixes must be an integer >= 1 or None; got {self.max_sixes!r}")
-        if not _is_int(self.faces) or self.faces < 2:
-            raise RuleError(f"faces must be an integer >= 2; got {self.faces!r}")
-        if not _is_int(self.bump_to) or self.bump_to < 1:
+        if self.max_sixes is not None and (not _is_int(self.max_sixes) or not 1 <= self.max_sixes <= MAX_FACES):
+            raise RuleError(f"max_sixes must be an integer 1..{MAX_FACES} or None; got {self.max_sixes!r}")
+        if not _is_int(self.faces) or not 2 <= self.faces <= MAX_FACES:
+            raise RuleError(f"faces must be an integer 2..{MAX_FACES} (snlmarkov.limits.MAX_FACES); got {self.faces!r}")
+        if not _is_int(self.bump_to) or not 1 <= self.bump_to <= limit("board_size"):
             raise RuleError(f"bump_to must be an integer >= 1 (a square on the board); got {self.bump_to!r}")
         for name in ("max_sixes", "faces", "bump_to"):
             value = getattr(self, name)
@@ -166,7 +174,8 @@ class Rules:
 
         ``bounce`` needs a board at least as large as the die (otherwise a
         bounce could fall below square 1), and ``bump_to`` must be a square
-        ``1..size-1``.
+        ``1..size-1`` (whether ``bump`` is on or not: a setting that points
+        off the board is a mistake either way).
 
         Raises
         ------
@@ -178,12 +187,13 @@ class Rules:
                 f"finish='bounce' needs a board of at least {self.faces} squares "
                 f"(the die's faces); this board has {board.size}"
             )
-        if self.bump and not 1 <= self.bump_to <= board.size - 1:
+        if not 1 <= self.bump_to <= board.size - 1:
             raise RuleError(f"bump_to={self.bump_to} is not a square 1..{board.size - 1} of this board")
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """Python and numpy integers, not bools (as :class:`~snlmarkov.Board` takes them)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 #: The named rule sets of ``RULES.md``.

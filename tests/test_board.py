@@ -118,7 +118,7 @@ def test_toml_and_json_files_round_trip(tmp_path):
         ("nosize.json", '{"ladders": {}}', "missing 'size'"),
         ("extra.json", '{"size": 10, "code": "import os"}', "unknown key"),
         ("chain.json", '{"size": 10, "ladders": {"2": 7}, "snakes": {"7": 1}}', "2->7"),
-        ("text.json", '{"size": 10, "ladders": {"two": 7}}', "'two' is not an integer"),
+        ("text.json", '{"size": 10, "ladders": {"two": 7}}', "a square must be written with the digits 0-9; got 'two'"),
         ("board.yaml", "size: 10", "must end in .toml or .json"),
     ],
 )

@@ -27,7 +27,10 @@ def no_terminal(monkeypatch):
 
 
 def run(capsys, *argv):
-    status = main(["play", *argv])
+    try:
+        status = main(["play", *argv])
+    except SystemExit as exc:  # refused by the argument parser: one line, status 2 as well
+        status = exc.code
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -128,8 +131,8 @@ def test_quitting_or_end_of_input_abandons_the_game(monkeypatch, capsys, keys, n
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--players", "7"], "1 to 6 players; got 7"),
-        (["--players", "0"], "1 to 6 players; got 0"),
+        (["--players", "7"], "players must be 1 to 6 (RULES.md), got 7"),
+        (["--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
         (["--players", "3", "--names", "Ann", "Bob"], "does not match the 2 names"),
         (["--names", "Ann", "Ann"], "distinct"),
         (["--colours", "red", "blue", "green"], "3 colours given for 2 players"),
@@ -140,7 +143,7 @@ def test_quitting_or_end_of_input_abandons_the_game(monkeypatch, capsys, keys, n
         (["--board", "missing.toml"], "cannot read board file"),
         (["--set", "finish=exact"], "finish must be one of"),
         (["--set", "bump_to=100", "--set", "bump=on"], "bump_to=100"),
-        (["--max-turns", "0"], "--max-turns must be at least 1"),
+        (["--max-turns", "0"], "expected a whole number >= 1, got 0"),
         (["--max-turns", "3", "--seed", "1"], "not over after 3 turns"),
     ],
 )

@@ -14,7 +14,10 @@ from snlmarkov.cli import main
 
 
 def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    status = main(["race", *argv])
+    try:
+        status = main(["race", *argv])
+    except SystemExit as exc:  # refused by the argument parser: one line, status 2 as well
+        status = int(exc.code or 0)
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -83,12 +86,12 @@ def test_monte_carlo_json_is_reproducible_with_a_seed(capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--players", "7"], "players must be 1..6"),
-        (["--players", "0"], "players must be 1..6"),
+        (["--players", "7"], "players must be 1 to 6 (RULES.md), got 7"),
+        (["--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
         (["--players", "2", "--rules", "house"], "unknown rule preset"),
         (["--board", "chutes"], "unknown board"),
         (["--set", "bump=maybe"], "bump takes true or false"),
-        (["--games", "0", "--method", "monte_carlo"], "games must be a positive integer"),
+        (["--games", "0", "--method", "monte_carlo"], "expected a whole number >= 1, got 0"),
         (["--players", "4", "--rules", "family", "--method", "exact"], "states, more than"),
         (["--board", "missing.toml"], "cannot read board file"),
     ],

@@ -76,7 +76,7 @@ def test_argument_type_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["report", "--games", "many"])
     assert exc.value.code == 2
-    assert "expected an integer" in capsys.readouterr().err
+    assert "expected a whole number written with the digits 0-9" in capsys.readouterr().err
 
 
 def test_help_as_a_program():

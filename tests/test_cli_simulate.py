@@ -95,12 +95,26 @@ def test_truncation_is_reported(capsys):
     assert "truncated at 4 turns: 500 games" in out and "note: 500 of 500 games reached max_turns=4" in out
 
 
-def test_a_failed_cross_check_exits_1(capsys):
-    # every game is cut short: their lengths are unknown, so the check cannot pass
+def test_truncated_games_are_refused_by_the_cross_check(capsys):
+    # every game is cut short: their lengths are unknown, so the check refuses to judge
     argv = ["simulate", "--games", "1000", "--max-turns", "5", "--seed", "1", "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "reached max_turns=5 without finishing (the guard was hit)" in err and len(err.splitlines()) == 1
+
+
+def test_a_failed_cross_check_exits_1(capsys, monkeypatch):
+    import snlmarkov.checks.crosschecking as cc
+
+    real = cc.crosscheck
+
+    def wrong_model(board, rules, *args, **kwargs):  # the exact side built for the bounce finish
+        return real(board, rules, *args, exact_rules=rules.replace(finish="bounce"), **kwargs)
+
+    monkeypatch.setattr(cc, "crosscheck", wrong_model)
+    argv = ["simulate", "--games", "20000", "--rules", "plain", "--seed", "1", "--no-progress"]
     assert main(argv) == 1
-    out = capsys.readouterr().out
-    assert "reached the turn limit" in out and "cross-check: FAILED" in out
+    assert "cross-check: FAILED" in capsys.readouterr().out
 
 
 def test_too_few_games_for_a_cross_check(capsys):
@@ -111,16 +125,20 @@ def test_too_few_games_for_a_cross_check(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["simulate", "--games", "0"], "games must be at least 1"),
-        (["simulate", "--games", "100", "--players", "0"], "players must be at least 1"),
+        (["simulate", "--games", "0"], "--games: expected a whole number >= 1, got 0"),
+        (["simulate", "--games", "100", "--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
         (["simulate", "--games", "100", "--rules", "house"], "unknown rule preset"),
         (["simulate", "--games", "100", "--board", "moon"], "unknown board 'moon'"),
-        (["simulate", "--games", "100", "--set", "faces=1"], "faces must be an integer >= 2"),
-        (["simulate", "--games", "100", "--max-turns", "0"], "max_turns must be at least 1"),
+        (["simulate", "--games", "100", "--set", "faces=1"], "faces must be an integer 2..1000"),
+        (["simulate", "--games", "100", "--max-turns", "0"], "--max-turns: expected a whole number >= 1, got 0"),
     ],
 )
 def test_bad_arguments_one_line_exit_2(argv, message, capsys):
-    assert main(argv + ["--no-progress"]) == 2
+    try:
+        status = main(argv + ["--no-progress"])
+    except SystemExit as exc:  # refused by the argument parser
+        status = exc.code
+    assert status == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 

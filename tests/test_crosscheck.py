@@ -218,10 +218,10 @@ def test_report_reads_well_and_serialises():
     assert "FAILED" in str(failed) and "different board or rules" in str(failed)
 
 
-def test_truncated_games_fail_the_check():
-    report = crosscheck(Board(2, {1: 2}), Rules.preset("plain"), 10_000, rng=1, max_turns=3)
-    assert report.n_truncated > 0 and not report.passed
-    assert "turn limit" in report.summary()
+def test_truncated_games_are_refused_not_judged():
+    """Games stopped by max_turns would give an impossible z (-6309 at --max-turns 1): refuse instead."""
+    with pytest.raises(GameError, match=r"reached max_turns=3 without finishing \(the guard was hit\)"):
+        crosscheck(Board(2, {1: 2}), Rules.preset("plain"), 10_000, rng=1, max_turns=3)
 
 
 def test_impossible_turn_counts_fail_outright():

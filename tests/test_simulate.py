@@ -20,6 +20,7 @@ import pytest
 from scipy import stats
 
 from snlmarkov import Board, BoardError, Game, GameError, RuleError, Rules
+from snlmarkov.errors import UnwinnableBoardError
 from snlmarkov.game.events import Ladder, Move, Roll, Snake
 from snlmarkov.sim.core import MODES, SimulationResult, simulate
 from snlmarkov.sim.multi import play_multi
@@ -613,18 +614,27 @@ def test_long_games_leave_the_composed_tables_for_the_last_turns():
     assert chi2_gof(observed, p) > ALPHA
 
 
-def test_unwinnable_board_truncates_every_game():
+def test_unwinnable_board_is_refused_up_front():
     board = Board(4, {2: 1, 3: 1})  # with a two-faced die nothing gets past 1
     rules = PLAIN.replace(faces=2)
-    with pytest.warns(RuntimeWarning):
-        r = simulate(board, rules, 500, rng=0, max_turns=50)
+    for players in (1, 3):
+        with pytest.raises(UnwinnableBoardError) as err:
+            simulate(board, rules, 500, players=players, rng=0, max_turns=50)
+        assert err.value.square == 0
+
+
+def test_truncation_machinery_on_an_unwinnable_board():
+    """play() (simulate without its checks) stops games at max_turns and marks them."""
+    from snlmarkov.sim.core import play
+
+    board = Board(4, {2: 1, 3: 1})
+    rules = PLAIN.replace(faces=2)
+    r = play(board, rules, 500, 1, "classic", np.random.default_rng(0), 50)
     assert r.n_truncated == 500 and (r.turns == 50).all() and (r.rolls == 50).all()
     assert not r.finished.any() and (r.winner == -1).all() and (r.place == 0).all()
-    with pytest.warns(RuntimeWarning):
-        r = simulate(board, rules, 300, rng=0, max_turns=1000)
+    r = play(board, rules, 300, 1, "classic", np.random.default_rng(0), 1000)
     assert (r.turns == 1000).all() and (r.rolls == 1000).all()
-    with pytest.warns(RuntimeWarning):
-        r = simulate(board, rules, 200, players=3, rng=0, max_turns=10)
+    r = play(board, rules, 200, 3, "classic", np.random.default_rng(0), 10)
     assert (r.turns == 10).all() and (r.rounds == 4).all() and r.truncated.all()
     assert (r.finish_turn == 0).all()
 

@@ -176,7 +176,7 @@ def test_every_event_field_is_compared(kind, field, value):
         from snlmarkov.game.events import event_from_dict
         from snlmarkov.game.record import _summarise
 
-        _, pos, fin = _summarise(tuple(event_from_dict(e) for e in data["log"]), 2)
+        _, pos, fin = _summarise(tuple(event_from_dict(e) for e in data["log"]), 2, snl.GameState.initial(2))
         data["positions"], data["finishing_order"] = list(pos), list(fin)
         edited = GameRecord.from_dict(data)
     report = verify_game(edited)
@@ -229,3 +229,17 @@ def test_log_probability_is_independent_of_the_code():
     assert [t.rolls_log_probability for t in report.turns] == pytest.approx(
         [math.log(1 / 6), math.log(1 / 36), math.log(1 / 6), math.log(1 / 6)]
     )
+
+
+def test_a_game_started_from_a_state_verifies_from_that_state():
+    state = snl.GameState((90, 30, 0), to_move=1)
+    for seed in range(5):
+        record = Game(Board.builtin(), Rules(), players=3, rng=seed, state=state).play()
+        assert verify_game(record).passed
+    data = record.to_dict()
+    data["start"]["positions"] = [91, 30, 0]  # the log no longer follows from where it says it began
+    try:
+        edited = GameRecord.from_dict(data)
+    except snl.SnlError:
+        return
+    assert not verify_game(edited).passed

@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
 from ..board import Board
-from ..chain.model import TransitionModel, turn_model
+from ..chain.model import TransitionModel, check_model_memory, turn_model
 from ..chain.solve import AbsorbingSystem
 from ..errors import SnlError
 from ..rules import Rules
@@ -127,12 +128,37 @@ class Analysis:
 
     @cached_property
     def length(self) -> LengthDistribution:
-        """Exact distribution of the number of turns, to a tail mass below ``tail``."""
+        """Exact distribution of the number of turns, to a tail mass below ``tail``.
+
+        Computed on first use. Cost: one sparse product per turn of the
+        horizon, so it grows with the square of the board: milliseconds at
+        100 squares, minutes at 10^5 (:meth:`compute_length` reports
+        progress).
+        """
+        return self.compute_length()
+
+    def compute_length(self, progress: Any = None) -> LengthDistribution:
+        """:attr:`length`, calling ``progress(turns, mass_left)`` as it goes (every 64 turns).
+
+        The result is kept: :attr:`length` then returns it at once.
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> seen = []
+        >>> d = snl.analyze().compute_length(progress=lambda k, left: seen.append(k))
+        >>> seen[:2], d is snl.analyze().length or True
+        ([64, 128], True)
+        """
+        if "length" in self.__dict__:
+            return self.__dict__["length"]
         sysm = self._system
         start = np.zeros(sysm.states.size)
         start[sysm.position(self.model.start)] = 1.0
         exit = np.asarray(self.model.matrix[sysm.states, self.model.absorbing].todense()).ravel()
-        return absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns")
+        d = absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns", progress=progress)
+        self.__dict__["length"] = d
+        return d
 
     @cached_property
     def hit_probability(self) -> np.ndarray:
@@ -297,6 +323,8 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
         raise SnlError(f"board must be a Board, got {type(board).__name__}")
     if not isinstance(rules, Rules):
         raise SnlError(f"rules must be a Rules, got {type(rules).__name__}")
+    rules.check_board(board)
+    check_model_memory(board, rules, "analyze()", per_entry=100)
     model = turn_model(board, rules)
     sysm = AbsorbingSystem.of(model)
     ones = np.ones(sysm.states.size)

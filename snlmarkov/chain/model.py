@@ -27,7 +27,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
-from ..errors import UnwinnableBoardError
+from ..errors import ModelError, UnwinnableBoardError
+from ..limits import check_memory
 from ..rules import Rules
 from .mechanics import all_landings, chain_landings, index_dtype, one_roll, roll_slots
 
@@ -130,12 +131,12 @@ class TransitionModel:
     def __post_init__(self) -> None:
         n = self.matrix.shape[0]
         if self.matrix.shape != (n, n) or len(self.labels) != n:
-            raise ValueError("matrix must be square with one label per state")
+            raise ModelError("matrix must be square with one label per state")
         sums = np.asarray(self.matrix.sum(axis=1)).ravel()
         worst = np.max(np.abs(sums - 1.0)) if n else 0.0
         if worst > _ROW_SUM_TOL:
             bad = int(np.argmax(np.abs(sums - 1.0)))
-            raise AssertionError(f"row {self.labels[bad]} of the {self.kind} matrix sums to {sums[bad]!r}")
+            raise ModelError(f"row {self.labels[bad]} of the {self.kind} matrix sums to {sums[bad]!r}, not 1")
 
     @property
     def n_states(self) -> int:
@@ -155,6 +156,42 @@ class TransitionModel:
     def _can_finish(self) -> np.ndarray:
         """Which states can reach the absorbing state (computed once, shared by the checks and solvers)."""
         return can_finish(self.matrix, self.absorbing)
+
+
+def turn_levels(rules: Rules) -> int:
+    """Rolls a turn can hold, as the matrix builders count them (for memory estimates).
+
+    Examples
+    --------
+    >>> turn_levels(Rules()), turn_levels(Rules.preset("plain")), turn_levels(Rules(max_sixes=None))
+    (3, 1, 26)
+    """
+    if not rules.bonus_on_six:
+        return 1 + int(rules.start_on_six)
+    if rules.max_sixes is None:
+        depth = 1
+        while rules.faces ** -float(depth) >= NO_CAP_MASS:
+            depth += 1
+        return depth
+    return rules.max_sixes + 1
+
+
+def check_model_memory(board: Board, rules: Rules, what: str, *, per_entry: int = 24, levels: int = 0) -> None:
+    """Refuse, before allocating, a model whose arrays would pass the memory limit.
+
+    The estimate is ``size * faces * levels * per_entry`` bytes: every
+    (square, roll of the turn, face) is a candidate entry while the matrix is
+    built. ``per_entry`` 24 covers the matrix build; the full
+    :func:`~snlmarkov.analyze` keeps several such arrays (about 100).
+
+    Raises
+    ------
+    LimitError
+        Naming the board size, the estimate and the limit.
+    """
+    levels = levels or turn_levels(rules)
+    need = float(board.size + 1) * rules.faces * levels * per_entry
+    check_memory(need, f"{what} of a {board.size:,}-square board with a {rules.faces}-faced die")
 
 
 def can_finish(matrix: sp.spmatrix, absorbing: int) -> np.ndarray:
@@ -436,6 +473,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     """
     rules = Rules() if rules is None else rules
     rules.check_board(board)
+    check_model_memory(board, rules, "the turn matrix")
     n = board.size
     rows = _turn_rows(board, rules, landings=True)
     shape = (n + 1, n + 1)
@@ -501,6 +539,7 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     """
     rules = Rules() if rules is None else rules
     rules.check_board(board)
+    check_model_memory(board, rules, "the roll matrix", levels=1 + (rules.max_sixes or 1))
     n = board.size
     tr = roll_transitions(board, rules)
     size = tr.size
@@ -574,7 +613,7 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
         tgt_mid = n + 1 + (nxt_six - 1) * n + out.square
     tgt = np.where(out.cont, tgt_mid, out.square)
     if np.any(tgt < 0):  # guards the forfeit lookup; never expected
-        raise AssertionError("roll model: a turn reached an in-turn state that was not enumerated")
+        raise ModelError("roll model: a turn reached an in-turn state that was not enumerated")
     labels = tuple(RollState(int(p), 0, int(p) if forfeit else -1) for p in range(n + 1)) + tuple(
         RollState(int(a), int(b), int(c)) for a, b, c in zip(mid_sq, mid_s, mid_o)
     )

@@ -34,6 +34,7 @@ from scipy import stats
 from ..analysis.single import Analysis, analyze
 from ..board import Board
 from ..errors import GameError, SnlError
+from ..limits import check_memory, check_rng, clean_text
 from ..rules import Rules
 from ..sim.core import _checked, play, progress_bar
 
@@ -172,7 +173,7 @@ class CrosscheckReport:
         model = "" if same else "  (the exact model describes a different board or rules)"
         lines = [
             f"cross-check: {self.games:,} simulated games ({self.batches} batches) against the exact analysis{model}",
-            f"board {self.board.name or 'custom'} ({self.board.size}), rules {self.rules.preset_name}",
+            f"board {clean_text(self.board.name) or 'custom'} ({self.board.size}), rules {self.rules.preset_name}",
             f"  mean turns  {self.mean_turns:12.4f}   exact {self.exact_mean_turns:12.4f}",
             f"  std turns   {self.std_turns:12.4f}   exact {self.exact_std_turns:12.4f}",
             f"  mean rolls  {self.mean_rolls:12.4f}   exact {self.exact_mean_rolls:12.4f}",
@@ -257,7 +258,9 @@ def crosscheck(
     progress : bool, default False
         Show a progress bar while simulating.
     max_turns : int, default 100000
-        The simulator's turn limit; a game reaching it fails the check.
+        The simulator's turn limit. A game that reaches it is not a whole
+        game: its length would bias every test, so the cross-check refuses
+        to judge (GameError) rather than report a meaningless z.
 
     Returns
     -------
@@ -294,7 +297,8 @@ def crosscheck(
     if exact.board.size != board.size:
         raise SnlError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
 
-    gen = np.random.default_rng(rng)
+    check_memory(int(games) * 48, f"cross-checking {int(games):,} games", hint="use fewer games")
+    gen = check_rng(rng)
     per_batch = int(games) // int(batches)
     turns, rolls, batch_landings, truncated = [], [], [], 0
     bar = progress_bar(per_batch * batches) if progress else None
@@ -308,6 +312,11 @@ def crosscheck(
     finally:
         if bar is not None:
             bar.close()
+    if truncated:
+        raise GameError(
+            f"{truncated:,} of {per_batch * batches:,} simulated games reached max_turns={max_turns} without "
+            "finishing (the guard was hit); a cross-check needs whole games: raise max_turns"
+        )
     turns_all = np.concatenate(turns).astype(np.int64)
     rolls_all = np.concatenate(rolls).astype(np.int64)
     n = turns_all.size

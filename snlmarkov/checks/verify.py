@@ -21,6 +21,7 @@ from ..chain.mechanics import roll_story
 from ..chain.model import turn_model
 from ..errors import GameError, SnlError
 from ..game.events import Bump, Finish, GameOver, Roll, Skip, event_from_dict
+from ..state import GameState
 
 __all__ = ["verify_game", "VerificationReport", "TurnCheck"]
 
@@ -145,7 +146,8 @@ def verify_game(record) -> VerificationReport:
     """Check a played game, event by event, against the exact model's roll mechanics.
 
     Every turn is regenerated from the state the game had reached (every
-    token's square, who has finished, whose turn it is) and the dice the log
+    token's square, who has finished, whose turn it is; a record of a game
+    started from a state begins at ``record.start``) and the dice the log
     shows, through the same roll mechanics the matrices are built from; the
     regenerated events must equal the logged ones in every field. A turn
     logged as skipped must be a lone :class:`~snlmarkov.game.events.Skip` of
@@ -195,10 +197,11 @@ def verify_game(record) -> VerificationReport:
     dest = board.destination()
     matrix = turn_model(board, rules).matrix
     k = len(record.seats)
-    positions = [0] * k
-    finished: list[int] = []
+    begin = record.start if record.start is not None else GameState.initial(k)
+    positions = list(begin.positions)
+    finished: list[int] = list(begin.places)
     checks, failures = [], []
-    expected_seat = 0
+    expected_seat = begin.to_move
     game_over = False
     summaries = record.turns()
     for group, t in zip(_turn_groups(record.log), summaries):

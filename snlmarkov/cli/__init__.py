@@ -49,21 +49,35 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
+    An :class:`~snlmarkov.errors.SnlError` prints one line (control
+    characters escaped) and gives status 2, as does running out of memory;
+    Ctrl-C at any moment, the imports included, prints ``interrupted`` and
+    gives 130, never a traceback.
+
     Examples
     --------
     >>> main(["analyze", "--rules", "plain", "--board", "milton_bradley", "--json"])  # doctest: +ELLIPSIS
     {...
     0
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    command = "snlmarkov"
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        command = f"snlmarkov {args.command}"
         return int(args.func(args) or 0)
     except SnlError as exc:
-        print(f"snlmarkov {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(
+            f"{command}: error: out of memory (the work needs more than this machine has; "
+            "see snlmarkov.limits for the limits and SNLMARKOV_MEMORY_LIMIT)",
+            file=sys.stderr,
+        )
         return 2
     except BrokenPipeError:  # e.g. piped into head: stop quietly
         import os
@@ -71,5 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except KeyboardInterrupt:
-        print(f"snlmarkov {args.command}: interrupted", file=sys.stderr)
+        print(f"{command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    from ..limits import clean_text
+
+    return clean_text(str(exc))

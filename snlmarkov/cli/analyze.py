@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
+from typing import Any
 
 from ..analysis.single import analyze
-from .common import add_board_rules_arguments, board_from_args, rules_from_args
+from .common import add_board_rules_arguments, board_from_args, rules_from_args, show
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "PROGRESS_SQUARES"]
+
+#: From this many squares on, the length distribution (the slow part) shows a progress bar.
+PROGRESS_SQUARES = 5_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,13 +34,17 @@ def run(args: argparse.Namespace) -> int:
     board = board_from_args(args)
     rules = rules_from_args(args)
     a = analyze(board, rules)
+    if board.size >= PROGRESS_SQUARES:
+        _length_with_progress(a)
     summary = a.summary()
     summary["jump_uses"] = {str(k): v for k, v in a.jump_uses.items()}
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
         return 0
     rule_text = ", ".join(f"{k}={v}" for k, v in rules.to_dict().items())
-    print(f"board: {summary['board']} ({board.size} squares, {len(board.ladders)} ladders, {len(board.snakes)} snakes)")
+    print(
+        f"board: {show(summary['board'])} ({board.size} squares, {len(board.ladders)} ladders, {len(board.snakes)} snakes)"
+    )
     print(f"rules: {rules.preset_name} ({rule_text})")
     if rules.bump:
         print("note: bump acts only between players; single-player figures ignore it")
@@ -58,3 +68,19 @@ def run(args: argparse.Namespace) -> int:
         kind = "ladder" if end > start else "snake"
         print(f"    {kind:6} {start:>3} -> {end:<3} {a.jump_uses[start]:.4f} uses per game")
     return 0
+
+
+def _length_with_progress(a: Any) -> None:
+    """Compute the length distribution with a tqdm bar counting orders of magnitude of mass left."""
+    from tqdm.auto import tqdm
+
+    goal = -math.log10(a.tail)
+    with tqdm(total=round(goal, 1), desc="length distribution", unit="decade", file=sys.stderr) as bar:
+
+        def step(turns: int, left: float) -> None:
+            done = min(goal, -math.log10(left)) if left > 0 else goal
+            bar.n = round(max(done, 0.0), 1)
+            bar.set_postfix(turns=turns, refresh=False)
+            bar.refresh()
+
+        a.compute_length(progress=step)

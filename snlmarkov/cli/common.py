@@ -1,17 +1,101 @@
-"""Arguments shared by several sub-commands: the board and the rules."""
+"""Arguments shared by several sub-commands: the board, the rules, seeds, counts, players.
+
+Every number on the command line is read by one of the ``argparse`` types
+here (:func:`seed_arg`, :func:`count_arg`, :func:`players_arg`), so every
+sub-command refuses the same things the same way: one line, exit status 2.
+
+The players rule, stated once for every sub-command: ``--players`` takes 1 to
+:data:`snlmarkov.limits.MAX_PLAYERS` (6, as ``RULES.md`` says). The Python
+API's :class:`~snlmarkov.Game` and ``simulate`` accept more seats.
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
 from ..board import Board
-from ..errors import RuleError
+from ..errors import BoardError, InputFileError, RuleError, SnlError
+from ..limits import MAX_PLAYERS, clean_text, parse_ascii_int
 from ..rules import Rules
 
-__all__ = ["add_board_rules_arguments", "board_from_args", "rules_from_args", "parse_setting"]
+__all__ = [
+    "add_board_rules_arguments",
+    "board_from_args",
+    "rules_from_args",
+    "parse_setting",
+    "seed_arg",
+    "count_arg",
+    "players_arg",
+    "PLAYERS_HELP",
+    "writable_folder",
+    "show",
+]
+
+#: The one ``--players`` rule, in the words every sub-command's help uses.
+PLAYERS_HELP = f"1 to {MAX_PLAYERS} (RULES.md)"
+
+
+def _ascii_int(text: str) -> int:
+    try:
+        return parse_ascii_int(text, "the value")
+    except Exception:
+        raise argparse.ArgumentTypeError(f"expected a whole number written with the digits 0-9, got {text!r}") from None
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer >= 0 in plain digits (argparse type)."""
+    value = _ascii_int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {value}")
+    return value
+
+
+def count_arg(text: str) -> int:
+    """``--games``, ``--max-turns``: an integer >= 1 in plain digits (argparse type)."""
+    value = _ascii_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def players_arg(text: str) -> int:
+    """``--players``: 1 to MAX_PLAYERS (argparse type); the same rule for every sub-command."""
+    value = _ascii_int(text)
+    if not 1 <= value <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"players must be {PLAYERS_HELP}, got {value}")
+    return value
+
+
+def show(text: Any) -> str:
+    """A board or seat name made safe to print (control characters escaped)."""
+    return clean_text(text)
+
+
+def writable_folder(text: str, option: str = "--out") -> Path:
+    """The folder ``text``, created if needed, checked to take a new file (before any work).
+
+    Refuses an empty path (it would mean the current folder by accident),
+    anything that is not a folder, and folders where no file can be made
+    (``/proc``, ``/sys``, read-only mounts).
+    """
+    if not text or not text.strip():
+        raise InputFileError(f"{option} must name a folder; got an empty path")
+    path = Path(text)
+    shown = clean_text(text)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".snlmarkov-write-test-{os.getpid()}"
+        with open(probe, "wb") as fh:
+            fh.write(b"ok")
+        probe.unlink()
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise InputFileError(f"{option} {shown}: cannot write files there ({why})") from None
+    return path
 
 
 def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = True) -> None:
@@ -51,7 +135,12 @@ def board_from_args(args: argparse.Namespace) -> Board:
         return Board.builtin(spec)
     if Path(spec).suffix.lower() in (".toml", ".json"):
         return Board.from_file(spec)
-    return Board.builtin(spec)  # raises a BoardError listing the built-in boards
+    if os.sep in spec or "." in spec or os.path.lexists(spec):
+        raise BoardError(f"{clean_text(spec)}: a board file must end in .toml or .json")
+    raise BoardError(
+        f"unknown board {clean_text(spec)!r}; built-in boards: {', '.join(Board.names())} "
+        "(or give a .toml or .json board file)"
+    )
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
@@ -75,9 +164,10 @@ def parse_setting(text: str) -> tuple[str, Any]:
     name, raw = name.strip(), raw.strip()
     fields = {f.name: f for f in dataclasses.fields(Rules)}
     if not sep or name not in fields:
-        raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {text!r}")
+        raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {clean_text(repr(text))}")
     low = raw.lower()
-    if name in ("bonus_on_six", "start_on_six", "bump", "jump_after_bounce"):
+    default = fields[name].default
+    if isinstance(default, bool):
         truth = {
             "true": True,
             "yes": True,
@@ -91,11 +181,11 @@ def parse_setting(text: str) -> tuple[str, Any]:
         if low not in truth:
             raise RuleError(f"{name} takes true or false; got {raw!r}")
         return name, truth[low]
-    if name in ("max_sixes", "faces", "bump_to"):
+    if isinstance(default, int) or name == "max_sixes":
         if name == "max_sixes" and low in ("none", "null", "off", "-"):
             return name, None
         try:
-            return name, int(raw)
-        except ValueError:
-            raise RuleError(f"{name} takes an integer; got {raw!r}") from None
+            return name, parse_ascii_int(raw, name)
+        except SnlError:
+            raise RuleError(f"{name} takes an integer (digits 0-9); got {clean_text(repr(raw))[:60]}") from None
     return name, raw

@@ -31,12 +31,22 @@ from typing import Any
 from ..errors import GameError
 from ..game.engine import MODES, Game, Seat
 from ..game.textboard import render, token_symbol
-from .common import add_board_rules_arguments, board_from_args, rules_from_args
+from ..limits import MAX_PLAYERS
+from .common import (
+    PLAYERS_HELP,
+    add_board_rules_arguments,
+    board_from_args,
+    count_arg,
+    players_arg,
+    rules_from_args,
+    seed_arg,
+    show,
+)
 
 __all__ = ["register", "run", "MAX_SEATS"]
 
-#: Seats the terminal game takes (the engine itself accepts more).
-MAX_SEATS = 6
+#: Seats the terminal game takes (the engine itself accepts more): the one --players rule.
+MAX_SEATS = MAX_PLAYERS
 
 
 def register(subparsers: Any) -> None:
@@ -50,7 +60,10 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
-        "--players", type=int, metavar="N", help="number of seats, 1 to 6 (default: 2, or one per --names)"
+        "--players",
+        type=players_arg,
+        metavar="N",
+        help=f"number of seats, {PLAYERS_HELP} (default: 2, or one per --names)",
     )
     parser.add_argument("--names", nargs="+", metavar="NAME", help="the players' names, in playing order")
     parser.add_argument(
@@ -67,9 +80,13 @@ def register(subparsers: Any) -> None:
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
     )
     add_board_rules_arguments(parser)
-    parser.add_argument("--seed", type=int, metavar="INT", help="seed for the die (default: unpredictable)")
+    parser.add_argument("--seed", type=seed_arg, metavar="INT", help="seed for the die (default: unpredictable)")
     parser.add_argument(
-        "--max-turns", type=int, default=10_000, metavar="N", help="stop with an error after N turns (default 10000)"
+        "--max-turns",
+        type=count_arg,
+        default=10_000,
+        metavar="N",
+        help="stop with an error after N turns (default 10000)",
     )
     parser.add_argument("--no-board", action="store_true", help="tell the turns in words without drawing the board")
     parser.set_defaults(func=run)
@@ -85,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
     automatic = _automatic(args.ai, seats)  # checked even when unused
     if not sys.stdin.isatty():
         automatic = set(range(len(seats)))
+    seats = [Seat(show(s.name), show(s.colour)) for s in seats]  # what is printed: control characters escaped
 
-    where = board.name or f"a {board.size}-square board"
+    where = show(board.name) or f"a {board.size}-square board"
     print(f"Snakes & Ladders on {where}, rules: {rules.preset_name}, mode: {args.mode}")
     print("Seats: " + ", ".join(_seat_text(i, s, i in automatic) for i, s in enumerate(seats)))
     while not game.is_over:

@@ -34,8 +34,17 @@ from typing import Any
 
 import numpy as np
 
-from ..races.core import DEFAULT_GAMES, MAX_PLAYERS, METHODS, MODES, RaceResult, race
-from .common import add_board_rules_arguments, board_from_args, rules_from_args
+from ..races.core import DEFAULT_GAMES, METHODS, MODES, RaceResult, race
+from .common import (
+    PLAYERS_HELP,
+    add_board_rules_arguments,
+    board_from_args,
+    count_arg,
+    players_arg,
+    rules_from_args,
+    seed_arg,
+    show,
+)
 
 __all__ = ["register", "run", "format_result"]
 
@@ -53,7 +62,9 @@ def register(subparsers: Any) -> None:
             "otherwise Monte Carlo with 95%% confidence intervals."
         ),
     )
-    parser.add_argument("--players", type=int, default=2, metavar="N", help=f"seats, 1 to {MAX_PLAYERS} (default 2)")
+    parser.add_argument(
+        "--players", type=players_arg, default=2, metavar="N", help=f"seats, {PLAYERS_HELP} (default 2)"
+    )
     parser.add_argument(
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
     )
@@ -66,12 +77,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--games",
-        type=int,
+        type=count_arg,
         default=DEFAULT_GAMES,
         metavar="N",
         help=f"games to simulate when the figures are estimated (default {DEFAULT_GAMES})",
     )
-    parser.add_argument("--seed", type=int, metavar="INT", help="seed for the simulation (default: unpredictable)")
+    parser.add_argument(
+        "--seed", type=seed_arg, metavar="INT", help="seed for the simulation (default: unpredictable; checked always)"
+    )
     parser.add_argument("--progress", action="store_true", help="show a progress bar while simulating")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(func=run)
@@ -108,7 +121,7 @@ def format_result(result: RaceResult) -> str:
     """The text report of ``snlmarkov race`` for one result."""
     k = result.players
     lines = [
-        f"race: {result.board.name or 'custom'} board ({result.board.size} squares), rules {result.rules.preset_name}, "
+        f"race: {show(result.board.name) or 'custom'} board ({result.board.size} squares), rules {result.rules.preset_name}, "
         f"{k} player{'s' if k > 1 else ''}, {result.mode}",
         f"method: {result.method}",
         "",

@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_board_rules_arguments, board_from_args
+from .common import add_board_rules_arguments, board_from_args, seed_arg, writable_folder
 
 __all__ = ["register", "run"]
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    value = seed_arg(text)  # plain ASCII digits, >= 0
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
     return value
@@ -43,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--seed",
-        type=_positive,
+        type=seed_arg,
         default=DEFAULT_SEED,
         metavar="S",
         help=f"seed of the cross-check (default: {DEFAULT_SEED})",
@@ -67,14 +64,13 @@ def run(args: argparse.Namespace) -> int:
     from ..report.core import STAGES, write_report
 
     board = board_from_args(args)
+    out = writable_folder(args.out)  # before any work: /proc, /sys, '' are refused here
 
     def progress(i: int, name: str) -> None:
         if not args.quiet:
             print(f"report [{i}/{len(STAGES)}] {name}", file=sys.stderr, flush=True)
 
-    report = write_report(
-        board, args.out, games=args.games, seed=args.seed, max_players=args.max_players, progress=progress
-    )
+    report = write_report(board, out, games=args.games, seed=args.seed, max_players=args.max_players, progress=progress)
     print(report.table())
     check = report.summary.get("crosscheck")
     if check:

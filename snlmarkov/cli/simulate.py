@@ -32,7 +32,16 @@ from typing import Any
 import numpy as np
 
 from ..rules import MODES
-from .common import add_board_rules_arguments, board_from_args, rules_from_args
+from .common import (
+    PLAYERS_HELP,
+    add_board_rules_arguments,
+    board_from_args,
+    count_arg,
+    players_arg,
+    rules_from_args,
+    seed_arg,
+    show,
+)
 
 __all__ = ["register", "run"]
 
@@ -51,15 +60,17 @@ def register(subparsers: Any) -> None:
             "race figures."
         ),
     )
-    parser.add_argument("--games", type=int, required=True, metavar="N", help="games to simulate")
+    parser.add_argument("--games", type=count_arg, required=True, metavar="N", help="games to simulate")
     add_board_rules_arguments(parser)
-    parser.add_argument("--players", type=int, default=1, metavar="N", help="seats per game (default 1)")
+    parser.add_argument(
+        "--players", type=players_arg, default=1, metavar="N", help=f"seats per game, {PLAYERS_HELP} (default 1)"
+    )
     parser.add_argument(
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
     )
-    parser.add_argument("--seed", type=int, metavar="INT", help="seed for the dice (default: unpredictable)")
+    parser.add_argument("--seed", type=seed_arg, metavar="INT", help="seed for the dice (default: unpredictable)")
     parser.add_argument(
-        "--max-turns", type=int, default=100_000, metavar="N", help="turn limit per game (default 100000)"
+        "--max-turns", type=count_arg, default=100_000, metavar="N", help="turn limit per game (default 100000)"
     )
     parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -76,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     def title(games: int) -> str:
         return (
-            f"simulate: {games:,} games, {board.name or 'custom'} board ({board.size} squares), "
+            f"simulate: {games:,} games, {show(board.name) or 'custom'} board ({board.size} squares), "
             f"rules {rules.preset_name}, {args.players} player{'s' if args.players != 1 else ''}"
             + (f", {args.mode}" if args.players > 1 else "")
         )

@@ -29,6 +29,8 @@ import numpy as np
 
 from ..board import Board
 from ..errors import DiceError, GameError
+from ..limits import check_rng
+from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
 from .events import (
@@ -74,9 +76,9 @@ class Game:
         ``classic``: the first token on the finish wins and the game ends.
         ``last_one_standing``: finished tokens take places and are skipped;
         the game ends when every token has finished.
-    rng : None, int or numpy.random.Generator, optional
-        Seed or generator for the die, passed to
-        :func:`numpy.random.default_rng`. Not allowed together with ``dice``.
+    rng : None, int >= 0, SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the die, checked by
+        :func:`snlmarkov.limits.check_rng`. Not allowed together with ``dice``.
     dice : iterable of int, optional
         Scripted rolls used instead of a random die, in order (for tests and
         replays). A capped roll under ``on_cap="redeal"`` is taken as is and
@@ -96,6 +98,11 @@ class Game:
         over.
     RuleError
         If the rules cannot be played on the board (``rules.check_board``).
+    UnwinnableBoardError
+        If a token could reach a square from which the finish is
+        unreachable (the game could never end).
+    SeedError
+        For a seed numpy cannot use.
 
     Notes
     -----
@@ -156,9 +163,10 @@ class Game:
         self._rules = rules
         self._mode = mode
         self._seats = _make_seats(players)
+        check_winnable(board, rules, len(self._seats) > 1)
         self._jumps = dict(board.jumps)
         if dice is None:
-            self._rng: np.random.Generator | None = np.random.default_rng(rng)
+            self._rng: np.random.Generator | None = check_rng(rng)
             self._script: Iterator[Any] | None = None
         else:
             try:
@@ -451,8 +459,7 @@ class Game:
                 game.skip_turn()
             else:
                 game.take_turn()
-        assert game._script is not None
-        if next(game._script, None) is not None:
+        if game._script is not None and next(game._script, None) is not None:
             raise GameError("the record holds more dice than its turns use")
         if game.record() != record:
             raise GameError("the record does not replay: its log differs from the game its dice give")
@@ -551,7 +558,8 @@ class Game:
         top = self._rules.faces - 1 if redeal else self._rules.faces
         if self._rng is not None:
             return int(self._rng.integers(1, top + 1))
-        assert self._script is not None
+        if self._script is None:  # pragma: no cover - a Game has a generator or a script
+            raise DiceError("this game has neither a die nor scripted dice")
         where = f"turn {turn} ({self._seats[seat].name}, seat {seat})"
         try:
             value = next(self._script)

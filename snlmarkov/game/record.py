@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..board import Board
-from ..errors import GameError
+from ..errors import GameError, LimitError
+from ..limits import MAX_RECORD_BOARD_SIZE, clean_text, format_bytes, limit
 from ..rules import MODES, Rules
 from ..state import GameState
 from .events import (
@@ -182,9 +183,15 @@ class GameRecord:
             raise GameError("GameRecord.seats must be a non-empty sequence of Seat")
         if self.mode not in MODES:
             raise GameError(f"GameRecord.mode must be one of {', '.join(map(repr, MODES))}; got {self.mode!r}")
+        if self.board.size > MAX_RECORD_BOARD_SIZE:
+            raise LimitError(
+                f"GameRecord.board has {self.board.size} squares; records are kept for boards of at most "
+                f"{MAX_RECORD_BOARD_SIZE} (snlmarkov.limits.MAX_RECORD_BOARD_SIZE)"
+            )
         log = tuple(self.log)
         if not all(isinstance(e, Event) for e in log):
             raise GameError("GameRecord.log must hold events")
+        _check_ranges(log, self.board.size, self.rules.faces, len(seats))
         object.__setattr__(self, "seats", seats)
         object.__setattr__(self, "log", log)
         for name in ("dice", "positions", "finishing_order"):
@@ -387,7 +394,12 @@ class GameRecord:
         Raises
         ------
         GameError
-            If the text is not JSON or not a valid record.
+            If the text is not JSON (or nested too deeply) or not a valid
+            record.
+        LimitError
+            If the text is over :data:`snlmarkov.limits.MAX_RECORD_BYTES`
+            (64 MiB; ``SNLMARKOV_MAX_RECORD_BYTES`` raises it), refused
+            before parsing.
 
         Examples
         --------
@@ -396,11 +408,54 @@ class GameRecord:
         ...
         snlmarkov.errors.GameError: a game record must be JSON: Expecting ',' delimiter: line 1 column 6 (char 5)
         """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise GameError(f"a game record must be JSON text; got {type(text).__name__}")
+        cap = limit("record_bytes")
+        if len(text) > cap:
+            raise LimitError(
+                f"the game record holds {format_bytes(len(text))}, over the limit of {format_bytes(cap)}; "
+                "set SNLMARKOV_MAX_RECORD_BYTES to raise it"
+            )
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise GameError("a game record must be JSON: it is nested too deeply") from None
         except (TypeError, ValueError) as exc:
-            raise GameError(f"a game record must be JSON: {exc}") from None
-        return cls.from_dict(data)
+            raise GameError(f"a game record must be JSON: {clean_text(exc)}") from None
+        try:
+            return cls.from_dict(data)
+        except RecursionError:
+            raise GameError("a game record must be JSON of the record's shape: it is nested too deeply") from None
+
+
+#: The fields of each event kind that hold a square of the board.
+_SQUARE_FIELDS = {
+    "move": ("start", "end"),
+    "ladder": ("start", "end"),
+    "snake": ("start", "end"),
+    "bounce": ("target",),
+    "overshoot": ("square",),
+    "forfeit": ("back_to",),
+    "bump": ("from_square", "to_square"),
+}
+
+
+def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -> None:
+    """Refuse events whose squares are off the board, rolls off the die, or seats and places past the table."""
+    for e in log:
+        where = f"GameRecord.log: turn {e.turn}"
+        if e.seat >= n_seats:
+            raise GameError(f"{where}: seat {e.seat}, but there are {n_seats} seats")
+        for name in _SQUARE_FIELDS.get(e.kind, ()):
+            value = getattr(e, name)
+            if value > size:
+                raise GameError(f"{where}: {type(e).__name__}.{name}={value} is off the board 0..{size}")
+        if isinstance(e, Roll) and e.value > faces:
+            raise GameError(f"{where}: a roll of {e.value} on a die of {faces} faces")
+        if isinstance(e, Finish) and e.place > n_seats:
+            raise GameError(f"{where}: finishing place {e.place} with {n_seats} seats")
+        if isinstance(e, GameOver) and any(s >= n_seats for s in e.finishing_order):
+            raise GameError(f"{where}: the finishing order {e.finishing_order} names a seat past {n_seats - 1}")
 
 
 def _summarise(

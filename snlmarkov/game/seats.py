@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import GameError
+from ..errors import GameError, LimitError
+from ..limits import MAX_SEATS, clean_text
 from .events import _is_int
 
 __all__ = ["Seat", "COLOURS"]
@@ -29,9 +30,11 @@ class Seat:
     Parameters
     ----------
     name : str
-        The player's name (not empty; surrounding spaces are removed).
+        The player's name (not empty, at most 100 characters of valid text;
+        surrounding spaces are removed). Control characters are escaped
+        whenever a name is printed.
     colour : str
-        The token's colour (not empty).
+        The token's colour (the same rules).
 
     Examples
     --------
@@ -48,7 +51,13 @@ class Seat:
         for attr in ("name", "colour"):
             value = getattr(self, attr)
             if not isinstance(value, str) or not value.strip():
-                raise GameError(f"a seat's {attr} must be a non-empty string; got {value!r}")
+                raise GameError(f"a seat's {attr} must be a non-empty string; got {clean_text(repr(value))[:60]}")
+            if len(value) > 100:
+                raise GameError(f"a seat's {attr} holds at most 100 characters; got {len(value)}")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise GameError(f"a seat's {attr} {clean_text(value)!r} is not valid text (a lone surrogate)") from None
             object.__setattr__(self, attr, value.strip())
 
     @classmethod
@@ -81,6 +90,8 @@ def _make_seats(players: Any) -> tuple[Seat, ...]:
     if _is_int(players):
         if players < 1:
             raise GameError(f"players must be at least 1; got {players}")
+        if players > MAX_SEATS:
+            raise LimitError(f"a game seats at most {MAX_SEATS} players (snlmarkov.limits.MAX_SEATS); got {players}")
         return tuple(Seat.default(i) for i in range(int(players)))
     if isinstance(players, (str, bytes)) or not isinstance(players, Iterable):
         raise GameError(f"players must be a count or a list of names or Seats; got {players!r}")
@@ -92,6 +103,8 @@ def _make_seats(players: Any) -> tuple[Seat, ...]:
             seats.append(Seat.default(i, item))
         else:
             raise GameError(f"players[{i}] must be a name or a Seat; got {item!r}")
+        if len(seats) > MAX_SEATS:
+            raise LimitError(f"a game seats at most {MAX_SEATS} players (snlmarkov.limits.MAX_SEATS)")
     if not seats:
         raise GameError("players must name at least one seat")
     names = [s.name for s in seats]

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..board import Board
 from ..errors import GameError
+from ..limits import clean_text
 from .events import _is_int
 
 __all__ = ["render", "token_symbol"]
@@ -150,7 +151,7 @@ def _name_and_label(seat: Any) -> tuple[str, str]:
     """A seat's name and legend text (``name (colour)`` for a Seat)."""
     name, colour = getattr(seat, "name", None), getattr(seat, "colour", None)
     if isinstance(name, str) and isinstance(colour, str):
-        return name, f"{name} ({colour})"
+        return clean_text(name), f"{clean_text(name)} ({clean_text(colour)})"
     if isinstance(seat, str) and seat.strip():
-        return seat.strip(), seat.strip()
-    raise GameError(f"a seat must be a Seat or a name; got {seat!r}")
+        return clean_text(seat.strip()), clean_text(seat.strip())
+    raise GameError(f"a seat must be a Seat or a name; got {clean_text(repr(seat))[:60]}")

@@ -12,6 +12,7 @@ __all__ = [
     "SERIES_MARKERS",
     "new_axes",
     "describe_rules",
+    "board_label",
 ]
 
 #: Colours of the Okabe-Ito palette (safe for colour-blind readers); ladders
@@ -46,3 +47,20 @@ def describe_rules(rules: Any) -> str:
     """
     name = rules.preset_name
     return f"{name} rules"
+
+
+def board_label(board: Any) -> str:
+    """A board's name for a figure title: control characters escaped, ``$`` kept literal.
+
+    Matplotlib reads text between two ``$`` as mathematics and fails on
+    names such as ``"$$"``; a board name is never mathematics.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> print(board_label(Board(10, name="a$b$c")), board_label(Board(10)))
+    a\\$b\\$c custom
+    """
+    from ..limits import clean_text
+
+    return clean_text(board.name or "custom").replace("$", r"\$")

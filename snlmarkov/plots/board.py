@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..board import Board
-from ._common import LADDER_COLOUR, SNAKE_COLOUR, new_axes
+from ._common import LADDER_COLOUR, SNAKE_COLOUR, board_label, new_axes
 
 __all__ = ["draw_board", "add_jump_legend", "square_centre", "ladder_lines", "snake_curve"]
 
@@ -244,7 +244,7 @@ def draw_board(
     ax.set_aspect("equal")
     ax.set_axis_off()
     if title is None:
-        name = board.name or "custom"
+        name = board_label(board)
         title = f"{name} board: {_count(len(board.ladders), 'ladder')}, {_count(len(board.snakes), 'snake')}"
         if board.chain:
             title += " (jumps chain)"

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from ..board import Board
 from ..errors import SnlError
-from ._common import describe_rules, new_axes
+from ._common import board_label, describe_rules, new_axes
 from .board import draw_board
 
 __all__ = ["plot_board_heatmap", "plot_occupancy", "plot_landings"]
@@ -101,7 +101,7 @@ def plot_occupancy(analysis: Any, ax: Any = None, *, title: str | None = None) -
     """
     board = analysis.board
     if title is None:
-        title = f"Where turns begin ({board.name or 'custom'} board, {describe_rules(analysis.rules)})"
+        title = f"Where turns begin ({board_label(board)} board, {describe_rules(analysis.rules)})"
     note = (
         f"Every game begins {analysis.occupancy[0]:.2f} turns on square 0 (off the board); "
         f"{analysis.expected_turns:.2f} turns in all"
@@ -143,7 +143,7 @@ def plot_landings(analysis: Any, ax: Any = None, *, title: str | None = None) ->
     """
     board = analysis.board
     if title is None:
-        title = f"Where rolls land ({board.name or 'custom'} board, {describe_rules(analysis.rules)})"
+        title = f"Where rolls land ({board_label(board)} board, {describe_rules(analysis.rules)})"
     busiest = int(np.argmax(analysis.landings[1 : board.size])) + 1
     note = f"Busiest square: {busiest}, landed on {analysis.landings[busiest]:.2f} times per game"
     return plot_board_heatmap(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import SnlError
-from ._common import LADDER_COLOUR, SNAKE_COLOUR, describe_rules, new_axes
+from ._common import LADDER_COLOUR, SNAKE_COLOUR, board_label, describe_rules, new_axes
 
 __all__ = ["plot_jump_effects"]
 
@@ -42,7 +42,7 @@ def plot_jump_effects(effects: Any, ax: Any = None, *, title: str | None = None)
 
     default_title = "What each ladder and snake is worth"
     if hasattr(effects, "jump_effects"):
-        default_title += f" ({effects.board.name or 'custom'} board, {describe_rules(effects.rules)})"
+        default_title += f" ({board_label(effects.board)} board, {describe_rules(effects.rules)})"
         effects = effects.jump_effects()
     effects = sorted(effects, key=lambda e: (-e.difference, e.start))
     if not effects:

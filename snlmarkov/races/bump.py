@@ -47,7 +47,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
-from ..errors import SnlError
+from ..errors import ModelError, SnlError
 
 __all__ = ["JointMover", "joint_race", "resting_squares"]
 
@@ -137,7 +137,7 @@ class JointMover:
         sub = sp.csr_matrix(model.matrix)[squares][:, cols]
         lost = np.abs(np.asarray(sub.sum(axis=1)).ravel() - 1.0).max()
         if lost > 1e-12:  # the resting squares are closed under turns by construction
-            raise AssertionError("a turn left the resting squares")
+            raise ModelError("a turn left the resting squares: the joint chain would lose mass")
         step = sp.csr_matrix(sub.T)
         step.sum_duplicates()
         pos = int(np.searchsorted(squares, rules.bump_to))

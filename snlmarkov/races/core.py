@@ -44,6 +44,7 @@ from ..analysis.single import analyze
 from ..board import Board
 from ..chain.model import turn_model
 from ..errors import GameError, RuleError, SnlError
+from ..limits import MAX_PLAYERS, check_rng
 from ..rules import MODES, Rules
 from .bump import joint_race, resting_squares
 from .independent import independent_race
@@ -62,8 +63,6 @@ __all__ = [
 
 #: Ways :func:`race` may be asked to work.
 METHODS = ("auto", "exact", "monte_carlo")
-#: Seats a race may have (RULES.md: 1 to 6 players).
-MAX_PLAYERS = 6
 #: With ``bump``, ``method="auto"`` solves the joint chain for up to this many players.
 EXACT_JOINT_PLAYERS = 3
 #: The largest joint chain (states) :func:`race` builds, even when asked for ``method="exact"``.
@@ -406,9 +405,10 @@ def race(
         boards). ``monte_carlo``: always simulate.
     games : int, default 100000
         Games to simulate when the figures are estimated.
-    rng : None, int or numpy.random.Generator
-        Seed or generator for the simulation, passed to
-        :func:`numpy.random.default_rng`; exact methods do not use it.
+    rng : None, int >= 0, SeedSequence or numpy.random.Generator
+        Seed or generator for the simulation, checked by
+        :func:`snlmarkov.limits.check_rng` whatever the method (a bad seed is
+        refused even when the figures are exact and do not use it).
     tail : float, default 1e-13
         Exact length distributions are computed until less than this much
         probability is left beyond their horizon.
@@ -448,6 +448,7 @@ def race(
         raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
     k = _players(players)
     mode = _mode(mode)
+    rng = check_rng(rng)
     if method not in METHODS:
         raise SnlError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:

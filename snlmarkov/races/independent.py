@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.distribution import LengthDistribution
+from ..errors import ModelError
 
 __all__ = ["independent_race"]
 
@@ -78,7 +79,7 @@ def independent_race(length: LengthDistribution, players: int, mode: str) -> dic
     k = int(players)
     f = np.asarray(length.probabilities, dtype=float)
     if f[0] != 0.0:
-        raise AssertionError("a token cannot finish in zero turns")
+        raise ModelError("a token cannot finish in zero turns: the length distribution is not one of a game")
     horizon = f.size - 1
     s, s_prev = _survival(length)
     seats = np.arange(k)

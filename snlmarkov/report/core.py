@@ -41,6 +41,8 @@ from .. import __version__
 from ..analysis.single import Analysis, analyze
 from ..board import Board
 from ..errors import SnlError
+from ..limits import clean_text
+from ..plots._common import board_label
 from ..rules import FINISH_RULES, MODES, Rules
 from .defaults import DEFAULT_GAMES, DEFAULT_SEED, DPI, MIN_GAMES
 
@@ -323,7 +325,7 @@ def headline_table(summary: Mapping[str, Any]) -> str:
     preset  expected turns   std  median  90th pct  expected rolls
     plain             3.50  1.25       3         6            3.50
     """
-    lines = [f"board {summary['board'].get('name', 'custom')}"]
+    lines = [f"board {clean_text(summary['board'].get('name', 'custom'))}"]
     lines.append(
         f"{'preset':<7} {'expected turns':>14} {'std':>5} {'median':>7} {'90th pct':>9} {'expected rolls':>15}"
     )
@@ -590,7 +592,7 @@ def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> No
     plot_win_chances(
         results["classic"],
         fig.subplots(),
-        title=f"How much the first seat gains ({board.name or 'custom'} board, app rules)",
+        title=f"How much the first seat gains ({board_label(board)} board, app rules)",
     )
     writer.figure(fig, "race_wins", svg=True)
 
@@ -615,7 +617,7 @@ def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> No
     add_place_colorbar(axes[0].images[0], list(axes), shrink=0.8)
     fig.suptitle(
         f"Finishing places in last one standing: chance of each place by seat\n"
-        f"({board.name or 'custom'} board, app rules; seat 1 moves first)"
+        f"({board_label(board)} board, app rules; seat 1 moves first)"
     )
     writer.figure(fig, "race_places")
 
@@ -653,7 +655,7 @@ def _crosscheck(writer: _Writer, analysis: Analysis, games: int, seed: int, summ
         shown.turns,
         fig.subplots(),
         caption=caption,
-        title=f"Simulated versus exact game length ({board.name or 'custom'} board, app rules)",
+        title=f"Simulated versus exact game length ({board_label(board)} board, app rules)",
     )
     writer.figure(fig, "crosscheck", svg=True)
     summary["crosscheck"] = {

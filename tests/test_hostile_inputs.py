@@ -1,0 +1,415 @@
+"""Every hostile input of issue 9 gives a named SnlError (one line, exit 2 on the CLI) within seconds."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import snlmarkov as snl
+from snlmarkov import (
+    Board,
+    BoardError,
+    Game,
+    GameError,
+    GameRecord,
+    InputFileError,
+    LimitError,
+    RuleError,
+    Rules,
+    SeedError,
+    SnlError,
+    UnwinnableBoardError,
+    verify_game,
+)
+from snlmarkov.cli import main
+from snlmarkov.limits import check_rng, clean_text, parse_ascii_int
+
+
+def cli(capsys, *argv):
+    """Run the CLI in-process: (status, stdout, stderr); argparse refusals count as status 2."""
+    start = time.monotonic()
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code
+    out, err = capsys.readouterr()
+    assert time.monotonic() - start < 30, argv
+    return status, out, err
+
+
+def refused(capsys, *argv, message=""):
+    status, out, err = cli(capsys, *argv)
+    assert status == 2, (argv, out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert message in err, err
+    return err
+
+
+# ------------------------------------------------------------------ files
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "must be UTF-8 text"),
+        ("size = 10\nname = 'caf\u00e9'\n".encode("latin-1"), "must be UTF-8 text"),
+        ("size = 10\n".encode("utf-16"), "must be UTF-8 text"),
+    ],
+)
+def test_board_file_that_is_not_utf8(tmp_path, raw, message):
+    path = tmp_path / "b.toml"
+    path.write_bytes(raw)
+    with pytest.raises(BoardError, match=message):
+        Board.from_file(path)
+
+
+def test_utf8_bom_before_toml_is_accepted(tmp_path):
+    path = tmp_path / "b.toml"
+    path.write_bytes(b"\xef\xbb\xbfsize = 10\n[ladders]\n2 = 7\n")
+    assert Board.from_file(path) == Board(10, {2: 7})
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_devices_are_refused_before_reading(target):
+    start = time.monotonic()
+    with pytest.raises(BoardError, match="must end in .toml or .json"):
+        Board.from_file(target)
+    assert time.monotonic() - start < 1
+
+
+def test_device_with_a_board_suffix_is_refused(tmp_path):
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(BoardError, match="must be a regular file, not a character device"):
+        Board.from_file(link)
+
+
+def test_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    with pytest.raises(BoardError, match=r"must be a regular file, not a FIFO"):
+        Board.from_file(fifo)
+    assert time.monotonic() - start < 1
+
+
+def test_folder_is_refused(tmp_path):
+    folder = tmp_path / "boards.json"
+    folder.mkdir()
+    with pytest.raises(BoardError, match="not a folder"):
+        Board.from_file(folder)
+
+
+def test_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
+    path = tmp_path / "big.json"
+    path.write_text('{"size": 10}' + " " * 5000)
+    monkeypatch.setenv("SNLMARKOV_MAX_FILE_BYTES", "4K")
+    with pytest.raises(LimitError, match="over the limit of 4.0 KiB"):
+        Board.from_file(path)
+    monkeypatch.setenv("SNLMARKOV_MAX_FILE_BYTES", "1M")
+    assert Board.from_file(path).size == 10
+
+
+def test_bad_limit_setting_is_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("SNLMARKOV_MAX_FILE_BYTES", "lots")
+    with pytest.raises(LimitError, match="SNLMARKOV_MAX_FILE_BYTES='lots'"):
+        Board.from_file(tmp_path / "b.json")
+
+
+@pytest.mark.parametrize("path", [None, 3, b"/tmp/b.json", ""])
+def test_from_file_needs_a_path(path):
+    with pytest.raises(BoardError):
+        Board.from_file(path)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"size": 100, "size": 50}', "the key 'size' is given twice"),
+        ('{"size": 10, "ladders": {"2": 7, "2": 8}}', "the key '2' is given twice"),
+        ('{"size": 10, "ladders": {"3_0": 7}}', "digits 0-9; got '3_0'"),
+        ('{"size": 10, "ladders": {"\\u0663": 7}}', "digits 0-9"),
+        ('{"size": 10, "ladders": {"\\uff13": 7}}', "digits 0-9"),
+        ('{"size": 10, "ladders": {" 3 ": 7, "+4": 9}}', ""),  # spaces and a sign are plain digits: accepted
+        ('{"size": 10.5}', "size must be an integer, got 10.5"),
+        ('{"size": 10, "ladders": [[2, 7.5]]}', "must be an integer, got 7.5"),
+        ('{"size": 1e300}', "over the limit"),
+        ('{"size": 123456789012345678901234567890}', "over the limit"),
+        ('{"size": NaN}', "size must be an integer"),
+        ('{"size": 10, "name": "\\ud800"}', "lone surrogate"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_json_board_files(tmp_path, text, message):
+    path = tmp_path / "b.json"
+    path.write_text(text, encoding="utf-8")
+    if not message:
+        assert Board.from_file(path).jumps == {3: 7, 4: 9}
+        return
+    with pytest.raises(SnlError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        Board.from_file(path)
+
+
+def test_toml_keys_must_be_plain_digits(tmp_path):
+    path = tmp_path / "b.toml"
+    path.write_text('size = 10\n[ladders]\n"3_0" = 7\n', encoding="utf-8")
+    with pytest.raises(BoardError, match="digits 0-9"):
+        Board.from_file(path)
+
+
+def test_board_name_none_and_surrogates():
+    assert Board(10, name=None).name == ""
+    with pytest.raises(BoardError, match="lone surrogate"):
+        Board(10, name="a\udc80")
+    with pytest.raises(BoardError, match="must be text"):
+        Board(10, name=5)
+
+
+def test_control_characters_are_escaped_when_printed(tmp_path, capsys):
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps({"size": 30, "name": "x\x1b[2J\x1b]0;pwned\x07\r", "ladders": {"3": 20}}))
+    for argv in (["analyze"], ["play", "--seed", "1", "--no-board"], ["race"], ["simulate", "--games", "200"]):
+        status, out, err = cli(capsys, *argv, "--board", str(path), *(["--no-progress"] if "simulate" in argv else []))
+        assert status == 0, err
+        assert "\x1b" not in out + err and "\x07" not in out + err and "\r" not in out
+        assert "x\\x1b[2J" in out
+
+
+def test_seat_names_are_escaped_when_printed(capsys):
+    status, out, _ = cli(capsys, "play", "--names", "A\x1b[31m", "B", "--seed", "2")
+    assert status == 0 and "\x1b" not in out and "A\\x1b[31m" in out
+
+
+def test_board_path_without_suffix(capsys):
+    refused(capsys, "analyze", "--board", "/dev/null", message="/dev/null: a board file must end in .toml or .json")
+    refused(capsys, "analyze", "--board", "moon", message="unknown board 'moon'")
+
+
+def test_clean_text_and_ascii_ints():
+    assert clean_text("a\u202eb\x00") == "a\\u202eb\\x00"
+    assert parse_ascii_int("-12", "x") == -12
+    for bad in ("1_000", "\u0663", "\uff11", "1.0", "", "0x10", "9" * 41):
+        with pytest.raises(LimitError):
+            parse_ascii_int(bad, "x")
+
+
+# ------------------------------------------------------------- sizes and budgets
+@pytest.mark.parametrize("size", [10**12, 1e12, 1e300, 10**29 + 7])
+def test_huge_board_sizes_are_refused_at_once(size):
+    with pytest.raises(LimitError, match="SNLMARKOV_MAX_BOARD_SIZE"):
+        Board(size)
+
+
+def test_board_of_ten_million_squares_is_refused_by_memory_estimate_not_allocated():
+    board = Board(10**7)
+    start = time.monotonic()
+    with pytest.raises(LimitError, match=r"analyze\(\) of a 10,000,000-square board .* SNLMARKOV_MEMORY_LIMIT"):
+        snl.analyze(board)
+    assert time.monotonic() - start < 2
+
+
+def test_memory_limit_can_be_lowered_and_raised(monkeypatch):
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "1M")
+    with pytest.raises(LimitError, match="over the limit of 1.0 MiB"):
+        snl.turn_model(Board(20_000))
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "64M")
+    assert snl.turn_model(Board(20_000)).n_states == 20_001
+
+
+def test_exact_expected_turns_on_a_huge_board_is_refused_at_once():
+    start = time.monotonic()
+    with pytest.raises(LimitError, match="use expected_turns"):
+        snl.exact_expected_turns(Board(10**8))
+    with pytest.raises(LimitError, match="SNLMARKOV_MAX_BOARD_SIZE"):
+        snl.exact_expected_turns(Board(10**12))
+    assert time.monotonic() - start < 1
+
+
+@pytest.mark.parametrize("faces", [100_000, 20_000, 1001])
+def test_faces_bound(faces, capsys):
+    with pytest.raises(RuleError, match=r"faces must be an integer 2\.\.1000"):
+        Rules(faces=faces)
+    refused(capsys, "analyze", "--set", f"faces={faces}", message="faces must be an integer 2..1000")
+
+
+def test_numpy_integers_are_accepted_by_rules_like_board():
+    r = Rules(faces=np.int64(6), max_sixes=np.int32(2), bump_to=np.uint8(3))
+    assert r == Rules(bump_to=3) and type(r.faces) is int
+    with pytest.raises(RuleError):
+        Rules(faces=np.bool_(True))
+
+
+@pytest.mark.parametrize("games", [10**9, 10**10])
+def test_simulate_game_counts_over_the_memory_limit(games, capsys):
+    start = time.monotonic()
+    with pytest.raises(LimitError, match="SNLMARKOV_MEMORY_LIMIT"):
+        snl.simulate(None, None, games, rng=1)
+    refused(capsys, "simulate", "--games", str(games), "--no-progress", message="would need about")
+    refused(capsys, "race", "--games", str(games), "--method", "monte_carlo", message="would need about")
+    assert time.monotonic() - start < 10
+
+
+def test_bump_to_beyond_the_board(capsys):
+    with pytest.raises(RuleError, match="bump_to=5000 is not a square 1..99"):
+        snl.analyze(None, Rules(bump_to=5000))
+    refused(capsys, "analyze", "--set", "bump_to=5000", message="bump_to=5000")
+
+
+# ------------------------------------------------------------- arguments and state
+@pytest.mark.parametrize("rng", [-1, "abc", 1.5, True, np.bool_(False), [1, -2], object(), 2.0])
+def test_every_rng_is_checked_in_one_place(rng):
+    with pytest.raises(SeedError):
+        check_rng(rng)
+    with pytest.raises(SeedError):
+        snl.simulate(None, None, 10, rng=rng)
+    with pytest.raises(SeedError):
+        Game(players=2, rng=rng)
+    with pytest.raises(SeedError):
+        Board.random(50, rng=rng)
+    with pytest.raises(SeedError):
+        snl.race(None, Rules.preset("plain"), players=2, rng=rng)  # exact: still checked
+    with pytest.raises(SeedError):
+        snl.analyze(Board(10)).length.rvs(3, rng=rng)
+
+
+@pytest.mark.parametrize(
+    "rng", [None, 0, 7, np.int64(3), np.random.SeedSequence(5), np.random.default_rng(1), [1, 2], np.random.PCG64(1)]
+)
+def test_good_rngs_are_accepted(rng):
+    assert isinstance(check_rng(rng), np.random.Generator)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--games", "200", "--no-progress"],
+        ["play", "--no-board"],
+        ["race"],
+        ["race", "--method", "monte_carlo", "--games", "100"],
+        ["report", "--out", "unused"],
+    ],
+)
+def test_negative_seed_everywhere(argv, capsys):
+    refused(capsys, *argv, "--seed", "-1", message="a seed must be a whole number >= 0")
+
+
+@pytest.mark.parametrize("seed", ["1_0", "\u0661", "1.5", "one"])
+def test_seed_digits(seed, capsys):
+    refused(capsys, "simulate", "--games", "200", "--seed", seed, message="digits 0-9")
+
+
+@pytest.mark.parametrize("out", ["/proc", "/sys", "/proc/figures", ""])
+def test_report_out_unwritable_is_refused_before_work(out, capsys):
+    start = time.monotonic()
+    refused(capsys, "report", "--out", out, "--quiet", message="--out")
+    assert time.monotonic() - start < 5
+
+
+def test_report_out_that_is_a_file(tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    refused(capsys, "report", "--out", str(target), "--quiet", message="cannot write files there")
+
+
+def test_max_turns_guard_is_reported_not_fed_to_the_cross_check(capsys):
+    err = refused(capsys, "simulate", "--games", "2000", "--max-turns", "1", "--seed", "1", "--no-progress")
+    assert "the guard was hit" in err and "6309" not in err
+
+
+@pytest.mark.parametrize("command", ["simulate", "race", "play"])
+@pytest.mark.parametrize("players", ["0", "7", "100"])
+def test_one_players_rule_for_every_command(command, players, capsys):
+    extra = ["--games", "200", "--no-progress"] if command == "simulate" else []
+    refused(capsys, command, "--players", players, *extra, message="players must be 1 to 6 (RULES.md)")
+
+
+def test_play_on_an_unwinnable_board_is_refused_at_once(tmp_path, capsys):
+    path = tmp_path / "trap.json"
+    path.write_text(json.dumps({"size": 9, "ladders": {"2": 9}, "snakes": {"7": 5, "8": 6}}))
+    start = time.monotonic()
+    refused(capsys, "play", "--board", str(path), "--set", "faces=2", "--rules", "plain", message="cannot be reached")
+    assert time.monotonic() - start < 2
+    with pytest.raises(UnwinnableBoardError):
+        snl.simulate(Board.from_file(path), Rules.preset("plain").replace(faces=2), 100)
+
+
+def test_ctrl_c_gives_no_traceback(capsys, monkeypatch):
+    import snlmarkov.cli as cli_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "build_parser", interrupted)  # Ctrl-C while the sub-commands import
+    assert cli_module.main(["analyze"]) == 130
+    err = capsys.readouterr().err
+    assert err == "snlmarkov: interrupted\n"
+
+
+def test_memory_error_is_one_line(capsys, monkeypatch):
+    import snlmarkov.cli.analyze as analyze_cli
+
+    def oom(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(analyze_cli, "analyze", oom)
+    refused(capsys, "analyze", message="out of memory")
+
+
+# ------------------------------------------------------------- the Python API
+def test_length_distribution_inputs():
+    d = snl.analyze(Board(10)).length
+    with pytest.raises(SnlError, match="not NaN"):
+        d.ppf(math.nan)
+    with pytest.raises(SnlError, match="takes numbers"):
+        d.pmf("a")
+    with pytest.raises(SnlError, match="takes numbers"):
+        d.cdf(object())
+    assert d.pmf(2.5) == 0.0 and d.pmf(math.inf) == 0.0 and d.cdf(math.inf) == pytest.approx(1 - d.tail_mass)
+
+
+def test_verify_game_on_an_empty_log():
+    with pytest.raises(GameError, match="empty"):
+        verify_game(Game(players=2, dice=[]).record())
+
+
+def test_exact_path_returns_fractions():
+    value = snl.exact_expected_turns(Board(3), Rules.preset("plain").replace(faces=2))
+    assert isinstance(value, Fraction) and value == Fraction(3)
+
+
+# ------------------------------------------------------------- records
+def test_record_from_json_refuses_deep_nesting_and_huge_input(monkeypatch):
+    with pytest.raises(GameError, match="nested too deeply"):
+        GameRecord.from_json("[" * 100_000 + "]" * 100_000)
+    monkeypatch.setenv("SNLMARKOV_MAX_RECORD_BYTES", "1K")
+    with pytest.raises(LimitError, match="SNLMARKOV_MAX_RECORD_BYTES"):
+        GameRecord.from_json(" " * 2000)
+    with pytest.raises(GameError, match="JSON text"):
+        GameRecord.from_json(None)
+
+
+def test_record_with_moves_past_the_board_or_a_huge_board():
+    data = Game(players=2, rng=1).play().to_dict()
+    for e in data["log"]:
+        if e["kind"] == "move":
+            e["end"] = 150
+            break
+    with pytest.raises(GameError, match="Move.end=150 is off the board 0..100"):
+        GameRecord.from_dict(data)
+    data = Game(players=2, rng=1).play().to_dict()
+    data["board"]["size"] = 10**12
+    with pytest.raises(LimitError):
+        GameRecord.from_dict(data)
+    data["board"]["size"] = 2 * 10**6
+    with pytest.raises(LimitError, match="MAX_RECORD_BOARD_SIZE"):
+        GameRecord.from_dict(data)
+
+
+def test_errors_are_all_named():
+    for name in ("LimitError", "SeedError", "InputFileError", "ModelError"):
+        assert issubclass(getattr(snl, name), SnlError)
+    assert issubclass(InputFileError, ValueError)
