@@ -241,6 +241,12 @@ def test_lobby_host_rights(server):
     assert p.error()["code"] == "room_full"
     host.send(type="remove_seat", secret=room["host"], seat=5)
     host.until(lambda m: m["type"] == "room" and len(m["seats"]) == 5)
+    host.send(type="remove_seat", secret=room["host"], seat=0)
+    assert host.error()["code"] == "bad_seat"  # the host's own seat stays
+    host.send(type="remove_seat", secret=room["host"], seat=1)  # Bea is told she has no seat now
+    assert bea.until(lambda m: m["type"] == "you") == {"type": "you", "seat": -1, "host": False}
+    bea.send(type="join", name="Bea", colour=BLUE)  # and may join again
+    assert bea.until(lambda m: m["type"] == "joined")["seat"] == 4
     host.send(type="start", secret=room["host"])
     host.until(lambda m: m["type"] == "room" and m["status"] == "playing")
     p.send(type="join", name="Late", colour=GREEN)

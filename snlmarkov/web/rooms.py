@@ -279,11 +279,10 @@ class Room:
             if not 0 < seat < len(self.seats):
                 raise ProtocolError("remove_seat: no such seat (the host's seat 0 stays)", "bad_seat")
             self.seats.pop(seat)
-            for c in self.conns:  # seats after it move down one
-                if c.seat == seat:
-                    c.seat = -1
-                elif c.seat > seat:
-                    c.seat -= 1
+            for c in self.conns:  # seats after it move down one; each browser is told its new seat
+                if c.seat >= seat:
+                    c.seat = -1 if c.seat == seat else c.seat - 1
+                    c.push({"type": "you", "seat": c.seat, "host": c.host})
             self.broadcast_room()
         elif kind == "start":
             self._need_host(msg)

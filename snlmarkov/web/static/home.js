@@ -54,6 +54,7 @@
     document.getElementById("online-note").hidden = m !== "online";
     document.getElementById("start").textContent = m === "online" ? "Create Room" : "Start Game";
     setup.hidden = false;
+    document.getElementById("how").hidden = true;
     render();
     setup.scrollIntoView({ behavior: "smooth", block: "start" });
   }

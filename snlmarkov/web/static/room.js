@@ -17,7 +17,7 @@
   SNL.secrets.save(roomId, stored);
 
   let st = null, you = { seat: -1, host: false }, lastSeq = 0, ws = null, board = null, boardKey = "";
-  let queue = [], busy = false, deadline = 0, closedByUs = false, retry = 0, resultShown = false;
+  let greeting = false, queue = [], busy = false, deadline = 0, closedByUs = false, retry = 0, resultShown = false;
 
   const $ = (id) => document.getElementById(id);
   const dieEl = $("die"), rollBtn = $("roll");
@@ -32,6 +32,7 @@
       $("conn").textContent = "online";
       $("conn").className = "conn ok";
       const secret = stored.host || stored.mine;
+      greeting = true;
       ws.send(JSON.stringify(secret ? { type: "hello", secret } : { type: "hello" }));
     };
     ws.onmessage = (ev) => {
@@ -42,6 +43,8 @@
         stored.mine = m.secret; SNL.secrets.save(roomId, stored); you.seat = m.seat; return;
       }
       if (m.type === "pong") return;
+      if (m.type === "you") { you = { seat: m.seat, host: m.host }; if (m.seat < 0 && !m.host) delete stored.mine;
+        SNL.secrets.save(roomId, stored); queue.push({ type: "rerender" }); if (!busy) pump(); return; }
       queue.push(m);
       if (!busy) pump();
     };
@@ -55,6 +58,11 @@
   }
 
   function onError(m) {
+    if (greeting && m.code === "bad_secret") {  // a secret this room no longer knows: watch instead
+      delete stored.mine; delete stored.host; SNL.secrets.save(roomId, stored);
+      send({ type: "hello" });
+      return;
+    }
     if (m.code === "no_room") {
       closedByUs = true;
       $("turn-name").textContent = "This room does not exist (or has closed).";
@@ -80,8 +88,9 @@
 
   async function apply(m) {
     if (m.type === "welcome") {
-      lastSeq = m.seq; you = m.you; st = m; renderAll(); return;
+      greeting = false; lastSeq = m.seq; you = m.you; st = m; renderAll(); return;
     }
+    if (m.type === "rerender") { if (st) renderAll(); return; }
     if (m.seq !== lastSeq + 1) console.warn(`seq ${m.seq} after ${lastSeq}`);
     lastSeq = m.seq;
     document.body.dataset.seq = String(lastSeq);

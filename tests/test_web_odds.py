@@ -1,0 +1,52 @@
+"""The live odds of the web game: hand-derived values on a tiny board, and the race figures at the start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snlmarkov import Board, Rules, race
+from snlmarkov.web.odds import win_odds
+
+COIN = Rules.preset("plain").replace(faces=2)  # a two-faced die, no bonus, exact finish (stay)
+
+
+def test_hand_derived_two_square_board():
+    # Board(2), faces 2: from 0 a 2 finishes, from 1 a 1 finishes: every turn finishes with probability 1/2,
+    # so the seat to move wins with probability (1/2) / (1 - 1/4) = 2/3.
+    board = Board(2)
+    o = win_odds(board, COIN, "classic", positions=(0, 0), finished=(), current=0)
+    assert o.method == "exact"
+    np.testing.assert_allclose(o.win_probability, [2 / 3, 1 / 3], atol=1e-12)
+    o = win_odds(board, COIN, "classic", positions=(1, 0), finished=(), current=1)
+    np.testing.assert_allclose(o.win_probability, [1 / 3, 2 / 3], atol=1e-12)
+    # three seats, seat 2 to move: 4/7, then seat 0 2/7, then seat 1 1/7
+    o = win_odds(board, COIN, "last_one_standing", positions=(0, 1, 1), finished=(), current=2)
+    np.testing.assert_allclose(o.win_probability, [2 / 7, 1 / 7, 4 / 7], atol=1e-12)
+
+
+def test_three_square_board_by_hand():
+    # Board(3), faces 2, stay: from 0 -> 1 or 2; from 1 -> 2 or 3; from 2 -> 3 or stay.
+    # P(finish in one turn) from 1 and from 2 is 1/2, from 0 it is 0.
+    # Seat 0 on 2 moves first against seat 1 on 0: seat 1 cannot finish in its first turn, then
+    # finishes with probability 1/2 a turn, like seat 0. Seat 0 wins in its first turn (1/2), or in its
+    # second (1/4), or later: both fail one more turn each (1/8) and seat 0, moving first, wins 2/3 of the
+    # rest: 1/2 + 1/4 + 1/8 * 2/3 = 5/6.
+    o = win_odds(Board(3), COIN, "classic", positions=(2, 0), finished=(), current=0)
+    np.testing.assert_allclose(o.win_probability, [5 / 6, 1 / 6], atol=1e-12)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+@pytest.mark.parametrize("board", ["jungle", "milton_bradley"])
+def test_start_equals_the_race(board, players):
+    b, rules = Board.builtin(board), Rules()
+    o = win_odds(b, rules, "classic", positions=(0,) * players, finished=(), current=0)
+    np.testing.assert_allclose(o.win_probability, race(b, rules, players=players).win_probability, atol=1e-10)
+
+
+def test_decided_and_unavailable():
+    b = Board.builtin()
+    o = win_odds(b, Rules(), "last_one_standing", positions=(100, 40, 100), finished=(2, 0), current=1)
+    assert o.win_probability == (0.0, 0.0, 1.0)
+    o = win_odds(b, Rules.preset("family"), "classic", positions=(0, 0), finished=(), current=0)
+    assert o.method == "none" and o.win_probability == () and o.to_dict() == {"win": [], "method": "none"}
