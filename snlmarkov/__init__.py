@@ -34,6 +34,9 @@ _EXPORTS = {
     "UnwinnableBoardError": "errors",
     "GameError": "errors",
     "DiceError": "errors",
+    "SweepError": "errors",
+    "TargetError": "errors",
+    "MetricError": "errors",
     "LimitError": "errors",
     "SeedError": "errors",
     "InputFileError": "errors",
@@ -67,6 +70,15 @@ _EXPORTS = {
     "VerificationReport": "checks.verify",
     "crosscheck": "checks.crosschecking",
     "CrosscheckReport": "checks.crosschecking",
+    # design and sweeps
+    "sweep": "search.sweep",
+    "rules_grid": "search.sweep",
+    "design": "search.anneal",
+    "DesignResult": "search.anneal",
+    "DesignedBoard": "search.anneal",
+    "Target": "search.target",
+    "Goal": "search.target",
+    "Constraints": "search.target",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

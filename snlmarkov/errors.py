@@ -14,6 +14,9 @@ __all__ = [
     "UnwinnableBoardError",
     "GameError",
     "DiceError",
+    "SweepError",
+    "TargetError",
+    "MetricError",
     "LimitError",
     "SeedError",
     "InputFileError",
@@ -72,6 +75,50 @@ class GameError(SnlError):
 
 class DiceError(GameError):
     """A scripted die offered a roll the rules cannot produce, or ran out."""
+
+
+class SweepError(SnlError):
+    """Evaluating one (board, rules) pair of a sweep failed (in this process or on a worker).
+
+    Attributes
+    ----------
+    board : Board
+        The board whose evaluation failed.
+    rules : Rules
+        The rules it was evaluated under.
+    index : int
+        Its row in the sweep (board-major order).
+    cause : str
+        The original error, as ``"TypeName: message"``.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> stuck = snl.Board(9, {2: 9, 7: 5, 8: 6})
+    >>> try:
+    ...     snl.sweep([stuck], snl.Rules.preset("plain").replace(faces=2), as_frame=False)
+    ... except snl.SweepError as exc:
+    ...     print(exc.index, exc.board.size, exc.cause.split(":")[0])
+    0 9 UnwinnableBoardError
+    """
+
+    def __init__(self, message: str, board: object, rules: object, index: int, cause: str):
+        super().__init__(message)
+        self.board = board
+        self.rules = rules
+        self.index = int(index)
+        self.cause = str(cause)
+
+    def __reduce__(self):  # picklable across processes
+        return (type(self), (str(self), self.board, self.rules, self.index, self.cause))
+
+
+class TargetError(SnlError):
+    """A design target or constraint is invalid, or cannot be met by any board of the requested shape."""
+
+
+class MetricError(SnlError):
+    """A sweep was asked for a metric it does not know (the message lists the known names)."""
 
 
 class LimitError(SnlError):

@@ -401,6 +401,8 @@ def simulate(
     progress: bool = False,
     max_turns: int = 100_000,
     start: GameState | None = None,
+    executor: Any = None,
+    streams: int = 0,
 ) -> SimulationResult:
     """Play ``games`` games by rolling dice, all at once with numpy.
 
@@ -432,6 +434,17 @@ def simulate(
         still played, ``rounds`` counts the round in progress as round 1,
         seats already finished keep their places (and ``finish_turn`` 0),
         and ``turns`` of one player counts its turns from the state.
+    executor : concurrent.futures.Executor, optional
+        Play the games on its workers (a ``ProcessPoolExecutor``, a Dask
+        ``Client.get_executor()``, ...), split into ``streams`` independent
+        streams (:mod:`snlmarkov.sim.parallel`) and merged exactly.
+    streams : int, default 0
+        Split the games into this many streams, each seeded by its own child
+        of ``SeedSequence(rng).spawn(streams)``; with an executor, 0 means
+        :data:`~snlmarkov.sim.parallel.STREAMS` (16). The result depends on
+        the seed and the number of streams only, not on the executor or its
+        workers (a split run differs from the unsplit one, ``streams=0``
+        without an executor, which draws from one generator).
 
     Returns
     -------
@@ -478,7 +491,26 @@ def simulate(
     begin = _checked_start(start, board, rules, players, mode)
     bar = progress_bar(games) if progress else None
     try:
-        result = play(board, rules, games, players, mode, check_rng(rng), max_turns, bar, start=begin)
+        if executor is not None or streams:
+            from .parallel import STREAMS, simulate_streams
+
+            result = simulate_streams(
+                board,
+                rules,
+                games,
+                players,
+                mode,
+                rng=rng,
+                max_turns=max_turns,
+                start=begin,
+                executor=executor,
+                streams=streams or STREAMS,
+                bar=bar,
+                play=play,
+                result_type=SimulationResult,
+            )
+        else:
+            result = play(board, rules, games, players, mode, check_rng(rng), max_turns, bar, start=begin)
     finally:
         if bar is not None:
             bar.close()

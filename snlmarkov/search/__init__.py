@@ -1,0 +1,10 @@
+"""Board design and sweeps: many boards evaluated exactly, in batches, on one core or many.
+
+- :mod:`~snlmarkov.search.batch`: exact mean, spread, length distribution and
+  jump shares of a whole batch of boards at once (stacked dense solves).
+- :mod:`~snlmarkov.search.sweep`: :func:`sweep`, a table of figures for every
+  (board, rules) pair, serially or on any :class:`concurrent.futures.Executor`.
+- :mod:`~snlmarkov.search.target`: :class:`Target` and :class:`Constraints`.
+- :mod:`~snlmarkov.search.anneal`: :func:`design`, a search for boards that
+  meet a target.
+"""

@@ -1,0 +1,465 @@
+"""Exact figures of many boards at once: stacked turn matrices and batched dense solves.
+
+A search over board layouts needs the exact mean and spread of thousands of
+candidate boards a second. One board's turn matrix depends on the board only
+through where a landing on each square leads (:meth:`Board.destination`), so
+this module builds the turn matrices of a whole batch of boards with array
+operations over ``(board, square)`` at once, following every sequence of
+rolls a turn can hold exactly as :mod:`snlmarkov.chain.model` does (bonus
+sixes, the cap under every ``on_cap`` policy, the finish rules, six to
+start), and solves them with one stacked :func:`numpy.linalg.solve` on a
+``(boards, N, N)`` array.
+
+The code here is written independently of :mod:`snlmarkov.chain.model`; the
+tests check both against each other and against :func:`snlmarkov.analyze` to
+1e-10 for every rule combination.
+
+Cost: building a batch is ``O(boards * N * rolls per turn)``; the two solves
+(mean, then second moment) are ``O(boards * N**3)`` with LAPACK. On one core a
+100-square board under the app rules takes about 0.1 ms
+(``benchmarks/bench_design.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..board import Board
+from ..errors import SnlError, UnwinnableBoardError
+from ..rules import Rules
+
+__all__ = [
+    "BatchFigures",
+    "destinations",
+    "turn_matrices",
+    "evaluate",
+    "BATCH",
+    "FAST_RULE_FIELDS",
+    "single_threaded",
+]
+
+#: Boards stacked per dense solve (keeps the (B, N, N) arrays in cache-sized pieces).
+BATCH = 256
+
+#: Rule fields the batched builder understands. Rules with any other field
+#: (added later to :class:`Rules`) fall back to the general per-board model.
+FAST_RULE_FIELDS = frozenset(
+    {"finish", "bonus_on_six", "max_sixes", "on_cap", "start_on_six", "bump", "bump_to", "faces", "jump_after_bounce"}
+)
+
+#: Without a cap, runs of sixes rarer than this are cut (as in :mod:`snlmarkov.chain.model`).
+NO_CAP_MASS = 1e-20
+
+
+_CONTROLLER: Any = None
+
+
+def single_threaded() -> Any:
+    """A context in which BLAS and LAPACK use one thread.
+
+    Stacked solves of small matrices gain nothing from BLAS threads and lose
+    much to them on a busy machine; parallel work goes through an executor
+    instead. (The limit is set with :mod:`threadpoolctl`, process-wide, for
+    the duration of the context.)
+    """
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+def destinations(boards: Sequence[Board]) -> np.ndarray:
+    """Where a landing on each square ends up, one row per board (chains of jumps followed).
+
+    All boards must have the same size.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> destinations([Board(6, {2: 5}), Board(6, {4: 1})]).tolist()
+    [[0, 1, 5, 3, 4, 5, 6], [0, 1, 2, 3, 1, 5, 6]]
+    """
+    sizes = {b.size for b in boards}
+    if len(sizes) != 1:
+        raise SnlError(f"a batch holds boards of one size; got sizes {sorted(sizes)}")
+    dest = np.stack([b.destination() for b in boards]).astype(np.int64)
+    return _follow_chains(dest)
+
+
+def _follow_chains(dest: np.ndarray) -> np.ndarray:
+    """Follow jumps that end on another jump's start until they rest (boards refuse cycles)."""
+    rows = np.arange(dest.shape[0])[:, None]
+    for _ in range(dest.shape[1]):
+        nxt = dest[rows, np.minimum(dest, dest.shape[1] - 1)]
+        nxt = np.where(dest >= dest.shape[1], dest, nxt)  # a sentinel beyond the finish stays
+        if np.array_equal(nxt, dest):
+            return dest
+        dest = nxt
+    raise SnlError("jumps form a cycle")  # pragma: no cover - Board refuses cycles
+
+
+def _fast(rules: Rules) -> bool:
+    """True when the batched builder knows every field of ``rules``."""
+    fields = rules.to_dict()
+    if set(fields) - FAST_RULE_FIELDS:
+        return False
+    return fields.get("on_cap", "redeal") in ("redeal", "forfeit", "restart")
+
+
+def turn_matrices(dest: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The turn matrices of a batch of boards, as one dense array.
+
+    Parameters
+    ----------
+    dest : numpy.ndarray
+        Shape ``(B, N + 1)``: :func:`destinations` of the boards. A value
+        ``N + 1`` marks a square whose landing ends the game in a second
+        absorbing state (used to compute the chance a jump is ever used).
+    rules : Rules
+        One rule set for the whole batch (``bump`` is ignored: one token).
+
+    Returns
+    -------
+    matrix : numpy.ndarray
+        Shape ``(B, N, N + 2)``: ``matrix[b, p, q]`` is the chance that a turn
+        begun on square ``p`` of board ``b`` ends on ``q`` (``q = N`` the
+        finish, ``q = N + 1`` the second absorbing state).
+    ascends : numpy.ndarray of bool
+        Shape ``(B,)``: every square of the board has a turn ending higher up,
+        so every square can finish and ``I - Q`` is invertible.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> q, ok = turn_matrices(destinations([Board(3)]), Rules.preset("plain").replace(faces=2))
+    >>> q[0, :, :4].tolist(), ok.tolist()
+    ([[0.0, 0.5, 0.5, 0.0], [0.0, 0.0, 0.5, 0.5], [0.0, 0.0, 0.5, 0.5]], [True])
+    """
+    if not _fast(rules):
+        raise SnlError(f"the batched builder does not know these rules: {rules!r}")
+    dest = np.asarray(dest, dtype=np.int64)
+    b_count, n1 = dest.shape
+    n = n1 - 1
+    f = rules.faces
+    squares = np.arange(n, dtype=np.int64)
+    row_base = (np.arange(b_count, dtype=np.int64)[:, None] * n + squares[None, :]) * (n + 2)
+    flat_dest = dest.ravel()
+    dest_base = np.arange(b_count, dtype=np.int64)[:, None] * n1
+    cur = np.broadcast_to(squares, (b_count, n)).copy()
+    weight = np.ones((b_count, n))
+    top = np.full((b_count, n), -1, dtype=np.int64)
+    jump_after_bounce = bool(getattr(rules, "jump_after_bounce", True))
+    cap = -1 if rules.max_sixes is None else int(rules.max_sixes)
+    no_cap = cap < 0
+    depth = 1
+    if no_cap:
+        while float(f) ** -depth >= NO_CAP_MASS:
+            depth += 1
+    idx_parts: list[np.ndarray] = []
+    w_parts: list[np.ndarray] = []
+    level = 0
+    left = np.zeros((b_count, n))
+    while True:
+        capped = (not no_cap) and level >= cap
+        redeal = capped and rules.on_cap == "redeal"
+        faces = f - 1 if redeal else f
+        entering = (cur == 0) if (rules.start_on_six and level == 0) else None
+        next_cur = next_w = None
+        for k in range(1, faces + 1):
+            t = cur + k
+            w = weight * (1.0 / faces)
+            over = t > n
+            if rules.finish == "stay":
+                sq = np.where(over, cur, flat_dest[dest_base + np.minimum(t, n)])
+                stay = over
+            elif rules.finish == "bounce":
+                t = np.where(over, 2 * n - t, t)
+                sq = flat_dest[dest_base + t]
+                if not jump_after_bounce:
+                    sq = np.where(over, t, sq)
+                stay = None
+            else:  # none
+                sq = flat_dest[dest_base + np.minimum(t, n)]
+                stay = None
+            cont = None
+            if k == f:  # the top face (never dealt under redeal)
+                if capped and rules.on_cap == "forfeit":
+                    sq = np.broadcast_to(squares, sq.shape)  # the turn is void: back where it began
+                elif capped and rules.on_cap == "restart":
+                    sq = np.zeros_like(sq)  # back to square 0, the turn over
+                elif rules.bonus_on_six and not capped:
+                    cont = (sq < n) if stay is None else (~stay & (sq < n))
+            if entering is not None:  # six to start: only a six enters, and moves nothing
+                sq = np.where(entering, 0, sq)
+                if k == f:
+                    cont = entering if cont is None else (cont | entering)
+                elif cont is not None:  # pragma: no cover - only the top face continues
+                    cont = cont & ~entering
+            if cont is None:
+                ends = w
+            else:
+                ends = np.where(cont, 0.0, w)
+                next_cur, next_w = sq, np.where(cont, w, 0.0)
+            idx_parts.append((row_base + sq).ravel())
+            w_parts.append(ends.ravel())
+            np.maximum(top, np.where(ends > 0, sq, -1), out=top)
+        if next_w is None or not next_w.any():
+            break
+        level += 1
+        if no_cap and level >= depth:
+            left = next_w  # runs of sixes rarer than NO_CAP_MASS: back where the turn began
+            break
+        cur, weight = next_cur, next_w
+    if left.any():
+        idx_parts.append((row_base + squares[None, :]).ravel())
+        w_parts.append(left.ravel())
+    flat = np.bincount(np.concatenate(idx_parts), np.concatenate(w_parts), minlength=b_count * n * (n + 2))
+    matrix: np.ndarray = flat.reshape(b_count, n, n + 2)
+    ascends: np.ndarray = np.asarray((top > squares[None, :]).all(axis=1))
+    return matrix, ascends
+
+
+@dataclass(frozen=True, eq=False)
+class BatchFigures:
+    """Exact figures of a batch of boards, one entry per board.
+
+    Attributes
+    ----------
+    mean, var : numpy.ndarray
+        Expected turns from square 0, and the variance of the number of turns.
+        ``inf`` (and ``nan`` variance) for a board that cannot be won.
+    winnable : numpy.ndarray of bool
+        False where finishing is impossible from a square the token can reach.
+    survival : numpy.ndarray
+        Shape ``(B, horizon + 1)``: ``P(length > t)`` for ``t = 0..horizon``;
+        empty (``horizon = -1``) unless asked for.
+    tail_mass : numpy.ndarray
+        ``P(length > horizon)`` per board (the mass beyond the computed horizon).
+    jump_share : numpy.ndarray
+        Shape ``(B, J)``: the chance that one game uses each of the jumps asked
+        for (the share of games in which a roll lands on its start); empty unless asked.
+    """
+
+    mean: np.ndarray
+    var: np.ndarray
+    winnable: np.ndarray
+    survival: np.ndarray
+    tail_mass: np.ndarray
+    jump_share: np.ndarray
+
+    @property
+    def sd(self) -> np.ndarray:
+        """Standard deviation of the number of turns."""
+        return np.sqrt(np.maximum(self.var, 0.0))
+
+    def quantile(self, q: float) -> np.ndarray:
+        """Smallest ``t`` with ``P(length <= t) >= q`` per board (``inf`` beyond the horizon)."""
+        cdf = 1.0 - self.survival
+        hit = cdf >= q - 1e-15
+        out = np.where(hit.any(axis=1), hit.argmax(axis=1), np.inf).astype(float)
+        return out
+
+    def longer_than(self, t: int) -> np.ndarray:
+        """``P(length > t)`` per board (``t`` must lie within the horizon)."""
+        if not 0 <= t < self.survival.shape[1]:
+            raise SnlError(f"P(length > {t}) needs a horizon of at least {t}; computed {self.survival.shape[1] - 1}")
+        return self.survival[:, t]
+
+    def first_seat_win(self, players: int) -> np.ndarray:
+        """Chance that seat 0 wins a race of ``players`` independent tokens (seat 0 moves first).
+
+        Seat 0 wins when it finishes no later (in its own turns) than every
+        other seat: ``sum_t P(T = t) * P(T >= t) ** (players - 1)``, over the
+        computed horizon (the error is at most ``tail_mass``).
+        """
+        s = self.survival
+        pmf = s[:, :-1] - s[:, 1:]  # P(T = t) for t = 1..horizon
+        at_least = s[:, :-1]  # P(T >= t) = P(T > t - 1)
+        return (pmf * at_least ** (players - 1)).sum(axis=1)
+
+
+def evaluate(
+    dest: np.ndarray,
+    rules: Rules,
+    *,
+    horizon: int = -1,
+    tail: float = 0.0,
+    max_horizon: int = 20_000,
+    shares: Any = (),
+    boards: Sequence[Board] = (),
+) -> BatchFigures:
+    """Exact mean, variance (and, if asked, length distribution and jump shares) of a batch of boards.
+
+    Parameters
+    ----------
+    dest : numpy.ndarray
+        Shape ``(B, N + 1)``, from :func:`destinations` (or built by a search).
+    rules : Rules
+    horizon : int, default -1
+        Compute ``P(length > t)`` for ``t = 0..horizon`` (none when -1).
+    tail : float, default 0
+        If positive, carry the distribution on past ``horizon`` until every
+        board has less than ``tail`` left (at most ``max_horizon`` turns).
+    shares : sequence of int
+        Jump starts (column indices of ``dest``) whose chance of being used in
+        one game is wanted; ``shares[j]`` of board ``b`` must start a jump.
+        Alternatively a ``(B, J)`` array, one set of squares per board.
+    boards : sequence of Board, optional
+        The boards themselves, used only for the (rare) board whose squares do
+        not all climb, which is solved by the general sparse model.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> fig = evaluate(destinations([snl.Board.builtin()]), snl.Rules())
+    >>> round(float(fig.mean[0]), 4), round(float(fig.sd[0]), 4)
+    (55.6148, 44.5133)
+    """
+    dest = np.asarray(dest, dtype=np.int64)
+    if dest.ndim != 2:
+        raise SnlError("dest must be a (boards, N + 1) array")
+    b_count, n1 = dest.shape
+    n = n1 - 1
+    share_sq = np.asarray(shares, dtype=np.int64)
+    if share_sq.ndim == 1:
+        share_sq = np.broadcast_to(share_sq, (b_count, share_sq.size))
+    parts = []
+    with single_threaded():
+        for lo in range(0, b_count, BATCH):
+            hi = min(b_count, lo + BATCH)
+            sub_boards = boards[lo:hi] if len(boards) else ()
+            parts.append(
+                _evaluate_block(dest[lo:hi], rules, horizon, tail, max_horizon, share_sq[lo:hi], sub_boards, n)
+            )
+    if not parts:
+        empty = np.zeros(0)
+        return BatchFigures(empty, empty, np.zeros(0, bool), np.zeros((0, 0)), empty, np.zeros((0, 0)))
+    width = max(p[3].shape[1] for p in parts)
+    surv = np.concatenate([_pad_survival(p[3], p[4], width) for p in parts])
+    mean, var, win, _, tail_m, share = (np.concatenate([p[i] for p in parts]) for i in range(6))
+    if width:
+        tail_m = surv[:, -1]
+    return BatchFigures(mean, var, win, surv, tail_m, share)
+
+
+def _pad_survival(surv: np.ndarray, tail_m: np.ndarray, width: int) -> np.ndarray:
+    if surv.shape[1] == width:
+        return surv
+    # blocks stopped at different horizons: beyond its own, a block is known only to its tail bound
+    pad = np.repeat(surv[:, -1:], width - surv.shape[1], axis=1) if surv.shape[1] else np.zeros((surv.shape[0], width))
+    return np.concatenate([surv, pad], axis=1)
+
+
+def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n):
+    b_count = dest.shape[0]
+    if _fast(rules):
+        matrix, ascends = turn_matrices(dest, rules)
+    else:
+        matrix, ascends = _general_matrices(dest, rules, boards)
+    q = matrix[:, :, :n]
+    mean = np.full(b_count, np.inf)
+    var = np.full(b_count, np.nan)
+    winnable = ascends.copy()
+    good = np.flatnonzero(ascends)
+    if good.size:
+        a = -q[good]
+        a[:, np.arange(n), np.arange(n)] += 1.0
+        m = np.linalg.solve(a, np.ones((good.size, n, 1)))
+        m2 = np.linalg.solve(a, 2.0 * m - 1.0)
+        mean[good] = m[:, 0, 0]
+        var[good] = m2[:, 0, 0] - m[:, 0, 0] ** 2
+    for i in np.flatnonzero(~ascends):  # some square cannot climb: the exact sparse model decides
+        mean[i], var[i], winnable[i] = _general_one(dest[i], rules, boards[i] if len(boards) else None)
+    surv, tail_m = _survival(q, winnable, horizon, tail, max_horizon)
+    share = _shares(dest, rules, share_sq, winnable, ascends, boards) if share_sq.shape[1] else np.zeros((b_count, 0))
+    return mean, var, winnable, surv, tail_m, share
+
+
+def _survival(q: np.ndarray, winnable: np.ndarray, horizon: int, tail: float, max_horizon: int):
+    """``P(length > t)`` for ``t = 0..`` by running the start distribution forwards."""
+    b_count, n, _ = q.shape
+    if horizon < 0 and tail <= 0:
+        return np.zeros((b_count, 0)), np.ones(b_count)
+    v = np.zeros((b_count, 1, n))
+    v[:, 0, 0] = 1.0
+    out = [np.ones(b_count)]  # P(length > 0) = 1
+    t = 0
+    while True:
+        v = np.matmul(v, q)
+        t += 1
+        alive = v[:, 0, :].sum(axis=1)
+        out.append(alive)
+        if t >= horizon and (tail <= 0 or not np.any(alive[winnable] >= tail) or t >= max_horizon):
+            break
+    surv = np.stack(out, axis=1)
+    surv[~winnable] = 1.0
+    return surv, surv[:, -1]
+
+
+def _shares(dest, rules, share_sq, winnable, ascends, boards):
+    """The chance that one game lands on each asked square (a jump start) at least once.
+
+    Landing on the square is made a second absorbing state; its absorption
+    probability from square 0 is the share of games that use the jump.
+    """
+    b_count, j = share_sq.shape
+    n = dest.shape[1] - 1
+    out = np.full((b_count, j), np.nan)
+    fast = _fast(rules)
+    good = np.flatnonzero(winnable & ascends) if fast else np.zeros(0, dtype=np.int64)
+    if good.size:
+        mod = np.repeat(dest[good], j, axis=0)  # one copy of the board per asked square
+        mod[np.arange(mod.shape[0]), share_sq[good].ravel()] = n + 1
+        matrix, _ = turn_matrices(mod, rules)  # still climbs: the asked landing now absorbs
+        a = -matrix[:, :, :n]
+        a[:, np.arange(n), np.arange(n)] += 1.0
+        res = np.linalg.solve(a, matrix[:, :, n + 1 :])[:, 0, 0]
+        out[good] = res.reshape(good.size, j)
+    from ..analysis.single import analyze
+
+    for i in np.flatnonzero(winnable):
+        if i in good:
+            continue
+        board = boards[i] if len(boards) else _board_of(dest[i])
+        out[i] = analyze(board, rules).hit_probability[share_sq[i]]
+    return out
+
+
+def _board_of(dest_row: np.ndarray) -> Board:
+    n = dest_row.size - 1
+    jumps = {int(s): int(e) for s, e in enumerate(dest_row) if e != s}
+    return Board(n, jumps)
+
+
+def _general_matrices(dest, rules, boards):
+    """Turn matrices from the general sparse model, one board at a time (rules the batch builder does not know)."""
+    from ..chain.model import turn_model
+
+    b_count, n1 = dest.shape
+    n = n1 - 1
+    out = np.zeros((b_count, n, n + 2))
+    ok = np.zeros(b_count, dtype=bool)
+    for i in range(b_count):
+        board = boards[i] if len(boards) else _board_of(dest[i])
+        out[i, :, :n1] = turn_model(board, rules, check=False).matrix.toarray()[:n, :]
+        top = np.array([np.flatnonzero(out[i, p] > 0).max() for p in range(n)])
+        ok[i] = bool(np.all(top > np.arange(n)))
+    return out, ok
+
+
+def _general_one(dest_row, rules, board):
+    """Mean and variance of one board from the exact sparse model; ``(inf, nan, False)`` if it cannot be won."""
+    from ..analysis.single import analyze
+
+    board = _board_of(dest_row) if board is None else board
+    try:
+        a = analyze(board, rules)
+    except UnwinnableBoardError:
+        return np.inf, np.nan, False
+    return a.expected_turns, a.var_turns, True

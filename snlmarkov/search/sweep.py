@@ -1,0 +1,437 @@
+"""Sweeps: exact figures for every (board, rules) pair, on one core or any executor.
+
+:func:`sweep` evaluates the grid ``boards x rules`` and returns one row per
+pair (board-major order). Rows are computed independently, in chunks, by a
+:class:`concurrent.futures.Executor` when one is given (a
+``ProcessPoolExecutor`` for the cores of one machine, or a Dask
+``distributed.Client(...).get_executor()`` for a cluster); the table is the
+same whatever runs it. Dask is never imported here: it is used only through
+the executor the caller passes in.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import itertools
+import math
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..analysis.single import Analysis, analyze
+from ..board import Board
+from ..errors import MetricError, SnlError, SweepError
+from ..races.core import race
+from ..rules import MODES, Rules
+from ..sim.parallel import seed_root
+
+__all__ = [
+    "sweep",
+    "rules_grid",
+    "pack_board",
+    "unpack_board",
+    "METRICS",
+    "DEFAULT_QUANTILES",
+    "DEFAULT_LONGER_THAN",
+]
+
+#: Quantiles of the game length reported by default (besides the median).
+DEFAULT_QUANTILES = (0.1, 0.9)
+#: ``t`` for the default ``P(length > t)`` columns.
+DEFAULT_LONGER_THAN = (50, 100)
+
+
+def _longest(jumps: Mapping[int, int]) -> int:
+    return max((abs(e - s) for s, e in jumps.items()), default=0)
+
+
+def _ladder_share_min(a: Analysis, board: Board) -> float:
+    feet = list(board.ladders)
+    return float(np.min(a.hit_probability[feet])) if feet else math.nan
+
+
+def _snake_share_max(a: Analysis, board: Board) -> float:
+    heads = list(board.snakes)
+    return float(np.max(a.hit_probability[heads])) if heads else math.nan
+
+
+#: The extra figures ``metrics=`` may name, and what each adds to a row.
+METRICS: Mapping[str, str] = {
+    "expected_rolls": "expected die throws per game (one player)",
+    "mode_turns": "the most likely game length, in turns",
+    "min_turns": "the shortest possible game, in turns",
+    "jump_uses": "expected ladder and snake uses per game (one player)",
+    "ladder_share_min": "the smallest share of games that use a ladder, over the board's ladders (NaN without ladders)",
+    "snake_share_max": "the largest share of games that meet a snake, over the board's snakes (NaN without snakes)",
+    "longest_ladder": "the longest ladder's climb, in squares (0 without ladders)",
+    "longest_snake": "the longest snake's drop, in squares (0 without snakes)",
+    "win_probability": "one column win_seat{i} per seat: the chance that seat wins (needs players >= 2)",
+    "expected_rounds": "expected rounds until the game ends for `players` seats",
+    "race_method": "how the race figures were obtained (exact or Monte Carlo)",
+}
+
+_SINGLE: dict[str, Callable[[Analysis, Board], Any]] = {
+    "expected_rolls": lambda a, b: a.expected_rolls,
+    "mode_turns": lambda a, b: a.length.mode,
+    "min_turns": lambda a, b: a.length.minimum,
+    "jump_uses": lambda a, b: float(sum(a.jump_uses.values())),
+    "ladder_share_min": _ladder_share_min,
+    "snake_share_max": _snake_share_max,
+    "longest_ladder": lambda a, b: _longest(b.ladders),
+    "longest_snake": lambda a, b: _longest(b.snakes),
+}
+
+
+def rules_grid(base: Rules | str | None = None, **axes: Iterable[Any]) -> list[Rules]:
+    """Every combination of the given rule fields, on top of ``base``.
+
+    Examples
+    --------
+    >>> from snlmarkov.search.sweep import rules_grid
+    >>> grid = rules_grid("app", finish=["stay", "bounce"], max_sixes=[None, 2])
+    >>> [(r.finish, r.max_sixes) for r in grid]
+    [('stay', None), ('stay', 2), ('bounce', None), ('bounce', 2)]
+    """
+    start = base if isinstance(base, Rules) else Rules.preset(base)
+    names = list(axes)
+    values = [list(v) for v in axes.values()]
+    return [start.replace(**dict(zip(names, combo))) for combo in itertools.product(*values)]
+
+
+def _as_boards(boards: Any) -> list[Board]:
+    if isinstance(boards, (Board, str, Path)):
+        boards = [boards]
+    out = []
+    for b in boards:
+        if isinstance(b, Board):
+            out.append(b)
+        elif isinstance(b, Path) or (isinstance(b, str) and Path(b).suffix.lower() in (".toml", ".json")):
+            out.append(Board.from_file(b))
+        elif isinstance(b, str):
+            out.append(Board.builtin(b))
+        else:
+            raise SnlError(f"boards must be Boards, built-in board names or board files; got {type(b).__name__}")
+    if not out:
+        raise SnlError("a sweep needs at least one board")
+    return out
+
+
+def _as_rules(rules: Any) -> list[Rules]:
+    if rules is None or isinstance(rules, (Rules, str)):
+        rules = [rules]
+    out = []
+    for r in rules:
+        if r is None or isinstance(r, str):
+            out.append(Rules.preset(r))
+        elif isinstance(r, Rules):
+            out.append(r)
+        else:
+            raise SnlError(f"rules must be Rules or preset names; got {type(r).__name__}")
+    if not out:
+        raise SnlError("a sweep needs at least one rule set")
+    return out
+
+
+def _rules_label(r: Rules) -> str:
+    name = r.preset_name
+    if name != "custom":
+        return name
+    app = Rules().to_dict()
+    diff = ", ".join(f"{k}={v}" for k, v in r.to_dict().items() if app.get(k) != v)
+    return f"app({diff})"
+
+
+def _quantile_name(q: float) -> str:
+    text = f"{100 * q:.6g}".replace(".", "_")
+    return f"q{text}_turns"
+
+
+def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, metrics: Any) -> dict[str, Any]:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 1 <= int(players) <= 6:
+        raise SnlError(f"players must be an integer 1..6; got {players!r}")
+    if mode not in MODES:
+        raise SnlError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    qs = tuple(float(q) for q in quantiles)
+    for q in qs:
+        if not 0.0 < q < 1.0:
+            raise SnlError(f"quantiles must lie strictly between 0 and 1; got {q}")
+    ts = tuple(int(t) for t in longer_than)
+    for t, raw in zip(ts, longer_than):
+        if t != raw or t < 0:
+            raise SnlError(f"longer_than takes non-negative whole numbers of turns; got {raw!r}")
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    names = tuple(metrics)
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise MetricError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(METRICS)}")
+    if "win_probability" in names and int(players) < 2:
+        raise MetricError("metric 'win_probability' needs players >= 2")
+    return {"players": int(players), "mode": mode, "quantiles": qs, "longer_than": ts, "metrics": names}
+
+
+def _row(board: Board, rules: Rules, options: Mapping[str, Any], seed: np.random.SeedSequence) -> dict[str, Any]:
+    """Every figure of one (board, rules) pair (runs on the workers)."""
+    a = analyze(board, rules)
+    d = a.length
+    row: dict[str, Any] = {
+        "expected_turns": a.expected_turns,
+        "sd_turns": a.std_turns,
+        "median_turns": d.median(),
+    }
+    for q in options["quantiles"]:
+        row[_quantile_name(q)] = d.ppf(q)
+    for t in options["longer_than"]:
+        row[f"p_longer_{t}"] = float(d.sf(t))
+    players = options["players"]
+    metrics = options["metrics"]
+    needs_race = players > 1 or "expected_rounds" in metrics or "race_method" in metrics
+    res = (
+        race(board, rules, players=players, mode=options["mode"], rng=np.random.default_rng(seed))
+        if needs_race
+        else None
+    )
+    if players > 1 and res is not None:
+        row["first_seat_win"] = float(res.win_probability[0])
+        row["first_seat_advantage"] = float(res.win_probability[0]) - 1.0 / players
+    for name in metrics:
+        if name in _SINGLE:
+            row[name] = _SINGLE[name](a, board)
+        elif name == "win_probability" and res is not None:
+            for i, p in enumerate(res.win_probability):
+                row[f"win_seat{i}"] = float(p)
+        elif name == "expected_rounds" and res is not None:
+            row[name] = res.expected_rounds
+        elif name == "race_method" and res is not None:
+            row[name] = res.method
+    return row
+
+
+def pack_board(board: Board) -> dict[str, Any]:
+    """A board as plain picklable data (its jumps are a read-only mapping, which pickle refuses).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> from snlmarkov.search.sweep import pack_board, unpack_board
+    >>> b = Board(10, {2: 7}, name="tiny")
+    >>> unpack_board(pack_board(b)) == b, unpack_board(pack_board(b)).name
+    (True, 'tiny')
+    """
+    return {
+        f.name: dict(v) if isinstance(v, Mapping) else v
+        for f in dataclasses.fields(board)
+        for v in [getattr(board, f.name)]
+    }
+
+
+def unpack_board(data: Mapping[str, Any]) -> Board:
+    """The board :func:`pack_board` packed."""
+    return Board(**data)
+
+
+def _evaluate_chunk(
+    tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]], options: Mapping[str, Any]
+) -> list[tuple[int, bool, Any]]:
+    """Rows of one chunk: ``(index, True, row)``, or ``(index, False, "Type: message")`` for the pair that failed."""
+    out: list[tuple[int, bool, Any]] = []
+    for index, packed, rules, seed in tasks:
+        try:
+            out.append((index, True, _row(unpack_board(packed), rules, options, seed)))
+        except Exception as exc:  # reported in the caller with the board that failed
+            out.append((index, False, f"{type(exc).__name__}: {exc}"))
+            break
+    return out
+
+
+def sweep(
+    boards: Any,
+    rules: Any = None,
+    *,
+    players: int = 1,
+    mode: str = "classic",
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    longer_than: Sequence[int] = DEFAULT_LONGER_THAN,
+    metrics: Sequence[str] = (),
+    executor: cf.Executor | None = None,
+    chunksize: int = 0,
+    rng: Any = None,
+    progress: bool = False,
+    as_frame: bool = True,
+) -> Any:
+    """A table of exact figures, one row per (board, rules) pair of ``boards x rules``.
+
+    Parameters
+    ----------
+    boards : Board, str or iterable of them
+        Boards, built-in board names or ``.toml``/``.json`` board files.
+    rules : Rules, str, iterable of them, or None
+        Rule sets or preset names (``None``: the app rules). Every board is
+        evaluated under every rule set (see :func:`rules_grid` for a grid of
+        rule toggles).
+    players : int, default 1
+        With 2 to 6, the race of that many seats is solved too (via
+        :func:`snlmarkov.race`) and the row holds the first seat's win chance
+        and advantage.
+    mode : {"classic", "last_one_standing"}, default "classic"
+        How the race ends.
+    quantiles : sequence of float, default (0.1, 0.9)
+        Quantiles of the game length (columns ``q10_turns``, ``q90_turns``).
+    longer_than : sequence of int, default (50, 100)
+        ``t`` for the columns ``p_longer_{t}`` = ``P(length > t)``.
+    metrics : sequence of str
+        Extra figures by name; the names and what they mean are in
+        :data:`METRICS`. An unknown name raises :class:`MetricError`.
+    executor : concurrent.futures.Executor, optional
+        Where the rows are computed: a ``ProcessPoolExecutor``, a Dask
+        ``Client.get_executor()``, ... The table is the same as without one.
+    chunksize : int, default 0
+        Pairs per task sent to the executor; 0 picks about four tasks per
+        worker (at most 64 pairs each).
+    rng : None, int, numpy.random.SeedSequence or Generator
+        Seeds Monte Carlo races (``bump`` with 4 or more players): each pair
+        gets its own stream from ``SeedSequence.spawn``, so the table does not
+        depend on the executor. Exact figures do not use it.
+    progress : bool, default False
+        Show a progress bar (tqdm) as chunks finish.
+    as_frame : bool, default True
+        Return a :class:`pandas.DataFrame` (``pip install snlmarkov[sweep]``).
+        Without pandas installed a warning says so and the rows come back as
+        a list of dicts, as they always do with ``as_frame=False``.
+
+    Returns
+    -------
+    pandas.DataFrame or list of dict
+        Columns ``board, size, ladders, snakes, rules`` (plus every rule field
+        that differs between the rule sets), ``expected_turns, sd_turns,
+        median_turns``, the quantiles, ``p_longer_{t}``, with ``players >= 2``
+        ``first_seat_win`` and ``first_seat_advantage`` (seat 0's win chance
+        minus ``1 / players``), then the metrics.
+
+    Raises
+    ------
+    SweepError
+        When a pair fails (on a worker or here), carrying its ``board``,
+        ``rules`` and ``index``, with the original error in ``cause``.
+    MetricError
+        For an unknown metric name.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> rows = snl.sweep(["jungle", "milton_bradley"], ["app", "plain"], as_frame=False)
+    >>> [(r["board"], r["rules"], round(r["expected_turns"], 2)) for r in rows]
+    [('jungle', 'app', 55.61), ('jungle', 'plain', 65.11), ('milton_bradley', 'app', 33.43), ('milton_bradley', 'plain', 39.23)]
+    >>> rows[0]["median_turns"], rows[0]["q90_turns"]
+    (42, 114)
+    """
+    options = _check_options(players, mode, quantiles, longer_than, metrics)
+    board_list, rules_list = _as_boards(boards), _as_rules(rules)
+    pairs = [(b, r) for b in board_list for r in rules_list]
+    seeds = seed_root(rng).spawn(len(pairs))
+    tasks = [(i, pack_board(b), r, seeds[i]) for i, (b, r) in enumerate(pairs)]
+    results = _run(tasks, options, executor, chunksize, progress)
+    varying = [k for k in Rules().to_dict() if len({repr(r.to_dict()[k]) for r in rules_list}) > 1]
+    records = []
+    for i, (b, r) in enumerate(pairs):
+        head: dict[str, Any] = {
+            "board": b.name or f"board{board_list.index(b)}",
+            "size": b.size,
+            "ladders": len(b.ladders),
+            "snakes": len(b.snakes),
+            "rules": _rules_label(r),
+        }
+        head.update({k: r.to_dict()[k] for k in varying})
+        head.update(results[i])
+        records.append(head)
+    if not as_frame:
+        return records
+    try:
+        import pandas as pd
+    except ImportError:
+        warnings.warn(
+            "pandas is not installed (pip install 'snlmarkov[sweep]'); sweep returns a list of records",
+            stacklevel=2,
+        )
+        return records
+    return pd.DataFrame.from_records(records)
+
+
+def _run(
+    tasks: list[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]],
+    options: Mapping[str, Any],
+    executor: cf.Executor | None,
+    chunksize: int,
+    progress: bool,
+) -> list[dict[str, Any]]:
+    """Evaluate every task, in chunks on ``executor`` (or here), and return the rows in task order."""
+    if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or chunksize < 0:
+        raise SnlError(f"chunksize must be a whole number >= 0; got {chunksize!r}")
+    if executor is not None and not isinstance(executor, cf.Executor):
+        raise SnlError(f"executor must be a concurrent.futures.Executor; got {type(executor).__name__}")
+    size = int(chunksize) or _auto_chunk(len(tasks), executor)
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    bar = _bar(len(tasks), progress)
+    done: dict[int, list[tuple[int, bool, Any]]] = {}
+    try:
+        if executor is None:
+            for k, chunk in enumerate(chunks):
+                done[k] = _evaluate_chunk(chunk, options)
+                bar.update(len(chunk))
+                if not all(ok for _, ok, _ in done[k]):
+                    break
+        else:
+            futures = {executor.submit(_evaluate_chunk, chunk, options): k for k, chunk in enumerate(chunks)}
+            for fut in cf.as_completed(futures):
+                k = futures[fut]
+                try:
+                    done[k] = fut.result()
+                except Exception as exc:  # the worker itself died, or could not run the chunk
+                    first = chunks[k][0]
+                    done[k] = [(first[0], False, f"{type(exc).__name__}: {exc}")]
+                bar.update(len(chunks[k]))
+    finally:
+        bar.close()
+    rows: list[dict[str, Any]] = [{} for _ in tasks]
+    for k in sorted(done):
+        for index, ok, value in done[k]:
+            if not ok:
+                _, packed, rules, _ = tasks[index]
+                board = unpack_board(packed)
+                raise SweepError(
+                    f"sweep row {index} ({board.name or 'board'} of size {board.size}, rules {_rules_label(rules)}) "
+                    f"failed: {value}",
+                    board=board,
+                    rules=rules,
+                    index=index,
+                    cause=value,
+                )
+            rows[index] = value
+    return rows
+
+
+def _auto_chunk(n_tasks: int, executor: cf.Executor | None) -> int:
+    if executor is None:
+        return 1
+    workers = getattr(executor, "_max_workers", 0) or 4
+    return max(1, min(64, math.ceil(n_tasks / (4 * workers))))
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _bar(total: int, progress: bool, *, unit: str = "pair", desc: str = "sweep") -> Any:
+    if not progress:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc)

@@ -1,0 +1,78 @@
+"""simulate(executor=..., streams=...): independent streams, merged exactly, the same for any workers."""
+
+import concurrent.futures as cf
+
+import numpy as np
+import pytest
+
+import snlmarkov as snl
+from snlmarkov.sim.parallel import merge_results, seed_root, split_games
+
+FIELDS = ("turns", "rolls", "rounds", "finish_turn", "finished", "place", "winner", "truncated", "landings")
+
+
+def _same(a, b):
+    assert a.games == b.games
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize("players, mode", [(1, "classic"), (3, "last_one_standing")])
+def test_the_same_seed_gives_the_same_games_for_any_workers(players, mode):
+    board, rules = snl.Board.builtin(), snl.Rules()
+    kw = dict(players=players, mode=mode, rng=21)
+    serial = snl.simulate(board, rules, 3001, streams=16, **kw)
+    with cf.ThreadPoolExecutor(max_workers=3) as threads:
+        _same(serial, snl.simulate(board, rules, 3001, executor=threads, **kw))
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        _same(serial, snl.simulate(board, rules, 3001, executor=pool, **kw))
+    other = snl.simulate(board, rules, 3001, streams=16, players=players, mode=mode, rng=22)
+    assert not np.array_equal(other.turns, serial.turns)
+
+
+def test_streams_are_plain_simulations_of_spawned_seeds_joined_in_order():
+    board, rules = snl.Board.builtin("milton_bradley"), snl.Rules.preset("family")
+    merged = snl.simulate(board, rules, 1000, players=2, rng=5, streams=3)
+    sizes = split_games(1000, 3)
+    parts = [
+        snl.simulate(board, rules, n, players=2, rng=child)
+        for n, child in zip(sizes, np.random.SeedSequence(5).spawn(3))
+    ]
+    _same(merged, merge_results(parts))
+    assert merged.landings.sum() == sum(p.landings.sum() for p in parts)
+    assert sizes == [334, 333, 333]
+
+
+def test_more_streams_than_games_and_a_single_stream():
+    board, rules = snl.Board(20, {3: 15}), snl.Rules()
+    r = snl.simulate(board, rules, 5, rng=1, streams=16)
+    assert r.games == 5
+    one = snl.simulate(board, rules, 50, rng=np.random.SeedSequence(4), streams=1)
+    alone = snl.simulate(board, rules, 50, rng=np.random.SeedSequence(4).spawn(1)[0])
+    _same(one, alone)
+
+
+def test_unsplit_runs_are_unchanged():
+    board, rules = snl.Board.builtin(), snl.Rules()
+    _same(snl.simulate(board, rules, 500, rng=9), snl.simulate(board, rules, 500, rng=9, streams=0))
+
+
+def test_bad_streams_executors_seeds_and_merges_are_refused():
+    board, rules = snl.Board.builtin(), snl.Rules()
+    with pytest.raises(snl.GameError, match="streams"):
+        snl.simulate(board, rules, 10, streams=-2)
+    with pytest.raises(snl.GameError, match="Executor"):
+        snl.simulate(board, rules, 10, executor="pool")
+    with pytest.raises(snl.SeedError):
+        seed_root(-3)
+    with pytest.raises(snl.GameError, match="nothing to merge"):
+        merge_results([])
+    a = snl.simulate(board, rules, 10, rng=1)
+    b = snl.simulate(board, snl.Rules.preset("plain"), 10, rng=1)
+    with pytest.raises(snl.GameError, match="one board, rules"):
+        merge_results([a, b])
+
+
+def test_the_progress_bar_counts_every_game(capsys):
+    snl.simulate(snl.Board.builtin(), snl.Rules(), 2000, rng=1, streams=4, progress=True)
+    assert "2000/2000" in capsys.readouterr().err
