@@ -18,7 +18,8 @@ def hit_probabilities(board: Board, rules: Rules, *, block: int = 256) -> np.nda
     """``P(a roll ever lands on t)`` for every square ``t``, starting from 0.
 
     "Lands" is as for landing counts: the square a roll reaches before a jump
-    acts, bounce targets and mid-turn landings included.
+    acts, bounce targets and mid-turn landings included, and on a chained
+    board every square of the chain where a jump acts.
 
     For each target ``t`` the chain that avoids landing on ``t`` differs from
     the full chain by the few transitions that land on ``t``; the
@@ -41,8 +42,10 @@ def hit_probabilities(board: Board, rules: Rules, *, block: int = 256) -> np.nda
     pos = np.full(tr.size, -1, dtype=np.int64)
     pos[states] = np.arange(states.size)
     k = states.size
-    keep = (pos[tr.src] >= 0) & (tr.landing >= 0)
-    src, tgt, prob, land = pos[tr.src[keep]], tr.tgt[keep], tr.prob[keep], tr.landing[keep]
+    at, on = tr.landed_at, tr.landed_on  # every landing, chained jumps included
+    keep = pos[tr.src[at]] >= 0
+    at, on = at[keep], on[keep]
+    src, tgt, prob, land = pos[tr.src[at]], tr.tgt[at], tr.prob[at], on
     inner = (pos[tr.src] >= 0) & (pos[tr.tgt] >= 0)
     q = sp.csr_matrix((tr.prob[inner], (pos[tr.src[inner]], pos[tr.tgt[inner]])), shape=(k, k))
     lu = spla.splu((sp.identity(k, format="csc") - q).tocsc())
