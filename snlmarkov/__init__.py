@@ -83,6 +83,7 @@ _EXPORTS = {
     "Target": "search.target",
     "Goal": "search.target",
     "Constraints": "search.target",
+    "write_board": "search.files",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
