@@ -127,6 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  best: {res.best}; same boards on the pool: {same}")
     ok = per_core >= TARGET and worst < 1e-10 and same
     print(f"target >= {TARGET:,.0f} boards/s/core: {'PASS' if per_core >= TARGET else 'FAIL'}")
+    missed = [
+        name
+        for name, bad in (
+            (f"{TARGET:,.0f} boards/s/core", per_core < TARGET),
+            ("agreement with analyze to 1e-10", worst >= 1e-10),
+            ("the same boards on the pool", not same),
+        )
+        if bad
+    ]
+    if missed:
+        print(f"targets missed: {', '.join(missed)}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(
