@@ -80,9 +80,11 @@ class SimulationResult:
     landings : numpy.ndarray
         Length ``size + 1``, int64: over all games and seats, how many rolls
         landed on each square (the square reached before a jump acts; bounce
-        targets and mid-turn landings between bonus rolls included; an
-        overshoot under ``stay``, a forfeited six and an entering six land
-        nowhere; under ``finish="none"`` an overshoot lands on the finish).
+        targets and mid-turn landings between bonus rolls included, and on a
+        chained board every later square of the chain where a jump acts; an
+        overshoot under ``stay``, a six voided by ``forfeit`` or ``restart``
+        and an entering six land nowhere; under ``finish="none"`` an
+        overshoot lands on the finish).
     truncated : numpy.ndarray
         Per game, bool: the game reached ``max_turns`` turns (counted as in
         ``turns``) without ending and was stopped there.
