@@ -413,3 +413,9 @@ def test_errors_are_all_named():
     for name in ("LimitError", "SeedError", "InputFileError", "ModelError"):
         assert issubclass(getattr(snl, name), SnlError)
     assert issubclass(InputFileError, ValueError)
+
+
+def test_error_lines_are_escaped_too(capsys):
+    """A bidi override survives repr(); the one-line error escapes it all the same."""
+    err = refused(capsys, "analyze", "--rules", "x\u202ey", message="unknown rule preset")
+    assert "\u202e" not in err and "\\u202e" in err
