@@ -18,6 +18,7 @@ Usage::
 
 Targets (from the project brief): plain >= 4,000,000 games/s, app >=
 2,000,000 games/s, both >= 100x the pure-Python loop, and >= 40% of the ceiling.
+Exits 1 when a target is missed (so ``benchmarks/run_all.sh`` fails).
 
 What made it fast (measured while building it, app rules, games/s of cpu):
 
@@ -189,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if failures:
         print("targets missed: " + "; ".join(failures))
+        return 1
     return 0
 
 

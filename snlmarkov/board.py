@@ -19,23 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from .builtin_boards import BUILTIN_BOARDS
 from .errors import BoardError, LimitError
 from .limits import MAX_FILE_BYTES, check_file, check_rng, clean_text, limit, parse_ascii_int
 
 __all__ = ["Board", "BUILTIN_BOARDS"]
-
-_JUNGLE_LADDERS = {1: 38, 4: 14, 9: 31, 21: 42, 28: 84, 36: 44, 51: 67, 71: 91, 80: 98}
-_JUNGLE_SNAKES = {16: 6, 47: 26, 49: 11, 56: 53, 62: 19, 64: 60, 87: 24, 93: 73, 95: 75, 99: 27}
-_MB_LADDERS = {1: 38, 4: 14, 9: 31, 21: 42, 28: 84, 36: 44, 51: 67, 71: 91, 80: 100}
-_MB_SNAKES = {16: 6, 47: 26, 49: 11, 56: 53, 62: 19, 64: 60, 87: 24, 93: 73, 95: 75, 98: 78}
-
-#: The built-in boards, by name: ``(size, ladders, snakes)``.
-BUILTIN_BOARDS: Mapping[str, tuple[int, Mapping[int, int], Mapping[int, int]]] = types.MappingProxyType(
-    {
-        "jungle": (100, _JUNGLE_LADDERS, _JUNGLE_SNAKES),
-        "milton_bradley": (100, _MB_LADDERS, _MB_SNAKES),
-    }
-)
 
 _DEFAULT_BOARD = "jungle"
 

@@ -32,9 +32,7 @@ import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputFileError, LimitError, SeedError
 
@@ -75,6 +73,9 @@ MAX_PLAYERS = 6
 MAX_SEATS = 1000
 #: Default memory one computation may plan to use; ``SNLMARKOV_MEMORY_LIMIT`` changes it.
 DEFAULT_MEMORY_LIMIT = 8 * 2**30
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
@@ -176,6 +177,8 @@ def check_rng(rng: Any, what: str = "rng") -> np.random.Generator:
     ...
     snlmarkov.errors.SeedError: rng must be None, an integer >= 0, a SeedSequence or a Generator; got -1
     """
+    import numpy as np  # here, not at the top: the command line's --help reads this module
+
     if rng is None or isinstance(rng, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)):
         return np.random.default_rng(rng)
     if _seed_int(rng):
@@ -186,6 +189,8 @@ def check_rng(rng: Any, what: str = "rng") -> np.random.Generator:
 
 
 def _seed_int(value: Any) -> bool:
+    import numpy as np
+
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and bool(value >= 0)
 
 

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .errors import RuleError
 from .limits import MAX_FACES, limit
 
@@ -183,8 +181,12 @@ class Rules:
 
 
 def _is_int(value: Any) -> bool:
-    """Python and numpy integers, not bools (as :class:`~snlmarkov.Board` takes them)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    """Python and numpy integers, not bools (as :class:`~snlmarkov.Board` takes them).
+
+    ``numpy.bool_`` is no :class:`numbers.Integral`, so only ``bool`` needs
+    excluding (and this module needs no numpy, for the command line's ``--help``).
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 #: The named rule sets of ``RULES.md``.

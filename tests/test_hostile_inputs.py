@@ -350,12 +350,12 @@ def test_ctrl_c_gives_no_traceback(capsys, monkeypatch):
 
 
 def test_memory_error_is_one_line(capsys, monkeypatch):
-    import snlmarkov.cli.analyze as analyze_cli
+    import snlmarkov.analysis.single as single  # cli/analyze.py imports analyze from here inside run
 
     def oom(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(analyze_cli, "analyze", oom)
+    monkeypatch.setattr(single, "analyze", oom)
     refused(capsys, "analyze", message="out of memory")
 
 

@@ -72,3 +72,22 @@ def test_the_copy_without_a_violation_passes(tmp_path):
     """The planted cases fail because of the plant, not because of the copy."""
     result = lint_imports(copy_tree(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_architecture_page_names_every_layer():
+    """docs/architecture.md's table follows the contract (a new subpackage goes in both)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["type"] == "layers")["layers"]
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    missing = []
+    for entry in layers:
+        for module in entry.split("|"):
+            name = module.strip().removeprefix("snlmarkov.")
+            if f"`{name}/`" not in page and f"`{name}.py`" not in page:
+                missing.append(name)
+    assert missing == [], f"docs/architecture.md does not name these layers: {missing}"

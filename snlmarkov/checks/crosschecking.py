@@ -54,8 +54,8 @@ class Check:
         One of ``"mean turns"``, ``"mean rolls"``, ``"turn distribution"``,
         ``"landings"``.
     statistic : float
-        |z| for the means, the chi-square statistic for the distribution, the
-        largest |t| over the squares for the landings (``inf`` for an outcome
+        ``|z|`` for the means, the chi-square statistic for the distribution, the
+        largest ``|t|`` over the squares for the landings (``inf`` for an outcome
         the model calls impossible).
     p_value : float
         Two-sided p-value; for the landings, the smallest Holm-adjusted one.

@@ -8,7 +8,6 @@ import math
 import sys
 from typing import Any
 
-from ..analysis.single import analyze
 from .common import add_board_rules_arguments, board_from_args, rules_from_args, show
 
 __all__ = ["register", "run", "PROGRESS_SQUARES"]
@@ -31,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``snlmarkov analyze``; return the exit status."""
+    from ..analysis.single import analyze
+
     board = board_from_args(args)
     rules = rules_from_args(args)
     a = analyze(board, rules)

@@ -7,6 +7,11 @@ sub-command refuses the same things the same way: one line, exit status 2.
 The players rule, stated once for every sub-command: ``--players`` takes 1 to
 :data:`snlmarkov.limits.MAX_PLAYERS` (6, as ``RULES.md`` says). The Python
 API's :class:`~snlmarkov.Game` and ``simulate`` accept more seats.
+
+Building the parsers must stay light (``snlmarkov --help`` imports neither
+numpy, scipy nor matplotlib): this module and every ``register`` read only
+plain-data modules (:mod:`snlmarkov.builtin_boards`, :mod:`snlmarkov.rules`,
+``*/defaults.py``); the numerical code is imported inside each ``run``.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ import argparse
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..board import Board
+from ..builtin_boards import BUILTIN_BOARDS
 from ..errors import BoardError, InputFileError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, clean_text, parse_ascii_int
 from ..rules import Rules
+
+if TYPE_CHECKING:
+    from ..board import Board
 
 __all__ = [
     "add_board_rules_arguments",
@@ -104,7 +112,7 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
         "--board",
         default="jungle",
         metavar="NAME|FILE",
-        help=f"built-in board ({', '.join(Board.names())}) or a .toml/.json board file (default: jungle)",
+        help=f"built-in board ({', '.join(BUILTIN_BOARDS)}) or a .toml/.json board file (default: jungle)",
     )
     if rules:
         parser.add_argument(
@@ -124,6 +132,8 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
 
 def board_from_args(args: argparse.Namespace) -> Board:
     """The board named by ``--board``: a built-in name or a file path."""
+    from ..board import Board
+
     spec = args.board
     if spec in Board.names():
         return Board.builtin(spec)

@@ -26,12 +26,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GameError
-from ..game.engine import MODES, Game, Seat
-from ..game.textboard import render, token_symbol
 from ..limits import MAX_PLAYERS
+from ..rules import MODES
 from .common import (
     PLAYERS_HELP,
     add_board_rules_arguments,
@@ -42,6 +41,9 @@ from .common import (
     seed_arg,
     show,
 )
+
+if TYPE_CHECKING:
+    from ..game.seats import Seat
 
 __all__ = ["register", "run", "MAX_SEATS"]
 
@@ -94,6 +96,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play one game as ``args`` say; return the exit status (0 done, 1 quit)."""
+    from ..game.engine import Game
+    from ..game.seats import Seat
+    from ..game.textboard import render
+
     board, rules = board_from_args(args), rules_from_args(args)
     seats = _seats(args.players, args.names, args.colours)
     if args.max_turns < 1:
@@ -134,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _seats(players: int | None, names: Sequence[str] | None, colours: Sequence[str] | None) -> list[Seat]:
     """The seats from ``--players``, ``--names`` and ``--colours``."""
+    from ..game.seats import Seat
+
     if names is not None and players is not None and players != len(names):
         raise GameError(f"--players {players} does not match the {len(names)} names given")
     count = len(names) if names is not None else 2 if players is None else players
@@ -181,4 +189,6 @@ def _turns(count: int) -> str:
 
 
 def _seat_text(index: int, seat: Seat, automatic: bool) -> str:
+    from ..game.textboard import token_symbol
+
     return f"{token_symbol(index)} {seat.name} ({seat.colour}{', automatic' if automatic else ''})"

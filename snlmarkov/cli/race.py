@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..races.core import DEFAULT_GAMES, METHODS, MODES, RaceResult, race
+from ..races.defaults import DEFAULT_GAMES, METHODS
+from ..rules import MODES
 from .common import (
     PLAYERS_HELP,
     add_board_rules_arguments,
@@ -45,6 +44,9 @@ from .common import (
     seed_arg,
     show,
 )
+
+if TYPE_CHECKING:
+    from ..races.core import RaceResult
 
 __all__ = ["register", "run", "format_result"]
 
@@ -92,6 +94,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``snlmarkov race``; return the exit status."""
+    from ..races.core import race
+
     board, rules = board_from_args(args), rules_from_args(args)
     result = race(
         board,
@@ -119,6 +123,8 @@ def _with_ci(result: RaceResult, value: float, half: float, digits: int) -> str:
 
 def format_result(result: RaceResult) -> str:
     """The text report of ``snlmarkov race`` for one result."""
+    import numpy as np
+
     k = result.players
     lines = [
         f"race: {show(result.board.name) or 'custom'} board ({result.board.size} squares), rules {result.rules.preset_name}, "

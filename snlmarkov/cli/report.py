@@ -19,7 +19,7 @@ def _positive(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``report`` sub-command."""
-    from ..report.core import DEFAULT_GAMES, DEFAULT_SEED, MIN_GAMES
+    from ..report.defaults import DEFAULT_GAMES, DEFAULT_SEED, MIN_GAMES
 
     p = sub.add_parser(
         "report",

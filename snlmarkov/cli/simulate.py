@@ -29,8 +29,6 @@ import json
 import warnings
 from typing import Any
 
-import numpy as np
-
 from ..rules import MODES
 from .common import (
     PLAYERS_HELP,
@@ -126,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_solo(title: str, report: Any) -> None:
+    import numpy as np
+
     print(title)
     if report.rules.bump:
         print("note: bump acts only between players; one token ignores it")

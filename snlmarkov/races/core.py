@@ -47,6 +47,7 @@ from ..errors import GameError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, check_rng
 from ..rules import MODES, Rules
 from .bump import joint_race, resting_squares
+from .defaults import DEFAULT_GAMES, METHODS
 from .independent import independent_race
 
 __all__ = [
@@ -61,14 +62,10 @@ __all__ = [
     "joint_chain_states",
 ]
 
-#: Ways :func:`race` may be asked to work.
-METHODS = ("auto", "exact", "monte_carlo")
 #: With ``bump``, ``method="auto"`` solves the joint chain for up to this many players.
 EXACT_JOINT_PLAYERS = 3
 #: The largest joint chain (states) :func:`race` builds, even when asked for ``method="exact"``.
 MAX_EXACT_STATES = 20_000_000
-#: Games simulated by default when the race is estimated.
-DEFAULT_GAMES = 100_000
 
 _METHOD_INDEPENDENT = "exact: independent players"
 _METHOD_JOINT = "exact: joint chain (bump)"

@@ -1,0 +1,97 @@
+"""How fast the command line answers ``--help``, as a ratio to a bare interpreter.
+
+Each command is started as a fresh process, again and again, alternating with
+``python -c pass`` so both see the same machine load. The median wall time of
+``python -m snlmarkov --help`` (and of ``python -m snlmarkov <cmd> --help``
+for every sub-command) is divided by the median of ``python -c pass``. The
+target is a ratio of at most 3 for each: building the parser must import
+neither numpy, scipy nor matplotlib.
+
+Run from the repository with the project's environment::
+
+    python benchmarks/bench_cli.py            # 15 runs of each command
+    python benchmarks/bench_cli.py --runs 40  # steadier medians
+    python benchmarks/bench_cli.py --quick    # 7 runs
+    python benchmarks/bench_cli.py --path /tmp/before   # time another checkout (put first on PYTHONPATH)
+
+Exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+TARGET = 3.0
+
+
+def _wall(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def _commands(env: dict[str, str]) -> list[str]:
+    """The sub-commands, read from the parser itself (in a child, so this process stays bare)."""
+    code = (
+        "from snlmarkov.cli import build_parser\n"
+        "p = build_parser()\n"
+        "sub = next(a for a in p._actions if a.__class__.__name__ == '_SubParsersAction')\n"
+        "print(' '.join(sub.choices))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="runs of each command (default 15)")
+    parser.add_argument("--quick", action="store_true", help="7 runs of each command")
+    parser.add_argument("--path", help="put this folder first on PYTHONPATH (to time another checkout)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.runs = 7
+    if args.runs < 3:
+        parser.error("--runs must be at least 3")
+
+    env = dict(os.environ)
+    if args.path:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [args.path, env.get("PYTHONPATH", "")]))
+    bare = [sys.executable, "-c", "pass"]
+    cases = {"snlmarkov --help": [sys.executable, "-m", "snlmarkov", "--help"]}
+    for name in _commands(env):
+        cases[f"snlmarkov {name} --help"] = [sys.executable, "-m", "snlmarkov", name, "--help"]
+
+    for cmd in [bare, *cases.values()]:  # warm the file cache and the bytecode
+        _wall(cmd, env)
+    base: list[float] = []
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(args.runs):
+        for name, cmd in cases.items():
+            base.append(_wall(bare, env))
+            times[name].append(_wall(cmd, env))
+    base_ms = 1e3 * statistics.median(base)
+
+    print(f"python -c pass: median {base_ms:.1f} ms over {len(base)} runs ({sys.executable})")
+    print(f"{'command':<32} {'median ms':>10} {'ratio':>7}  target <= {TARGET:g}x")
+    missed = []
+    for name, values in times.items():
+        ms = 1e3 * statistics.median(values)
+        ratio = ms / base_ms
+        ok = ratio <= TARGET
+        if not ok:
+            missed.append(name)
+        print(f"{name:<32} {ms:>10.1f} {ratio:>6.2f}x  {'yes' if ok else 'NO'}")
+    if missed:
+        print(f"targets missed: {', '.join(missed)}")
+        return 1
+    print("all targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
