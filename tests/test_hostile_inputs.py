@@ -416,6 +416,6 @@ def test_errors_are_all_named():
 
 
 def test_error_lines_are_escaped_too(capsys):
-    """A bidi override survives repr(); the one-line error escapes it all the same."""
-    err = refused(capsys, "analyze", "--rules", "x\u202ey", message="unknown rule preset")
-    assert "\u202e" not in err and "\\u202e" in err
+    """Messages that join names as they are (here the list of seats) are escaped when printed."""
+    err = refused(capsys, "play", "--names", "A\x1b[2J", "B", "--ai", "C", message="no seat named 'C'")
+    assert "\x1b" not in err and "A\\x1b[2J" in err
