@@ -128,7 +128,7 @@ def test_power_landings_alone(jungle_plain):
     landings = a.landings.copy()
     landings[50] *= 1.3  # one square's expected landings wrong
     wrong = dataclasses.replace(a)
-    wrong.__dict__["landings"] = landings  # computed on first use: planted in its cache
+    wrong.__dict__["landings"] = landings  # landings is a cached property: plant the wrong value in its cache
     report = crosscheck(board, rules, GAMES, rng=14, exact=wrong)
     _only_fails(report, "landings")
     assert report.landing_p[50] <= report.check("landings").alpha  # the planted square is the one flagged

@@ -33,7 +33,7 @@ PUBLIC = {"snlmarkov", "snlmarkov.plots", "snlmarkov.report.core"}
 
 def test_the_notebooks_are_there():
     names = {p.stem for p in PATHS}
-    assert {"01_quickstart", "02_rule_variants", "03_races", "04_verification"} <= names
+    assert {"01_quickstart", "02_rule_variants", "03_races", "04_verification", "05_design"} <= names
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
