@@ -328,8 +328,14 @@ def test_flooding_is_limited(tmp_path):
         room = create_room(srv.base, kind="local", seats=seats(("Ann", RED, False), ("Bob", BLUE, False)))
         c = Client(srv.base, room["room"])
         c.hello(room["host"])
-        for _ in range(150):
-            c.send(type="ping")
+        sent = 0
+        try:
+            while sent < 150:
+                c.send(type="ping")
+                sent += 1
+        except Exception:  # the server closed the flooding connection before all were sent
+            pass
+        assert sent > 100
         codes = set()
         try:
             while True:
@@ -382,3 +388,25 @@ def test_no_message_crashes_a_room(server, monkeypatch):
     assert c.until(lambda m: m["type"] == "turn")["seat"] == 0
     c.close()
     time.sleep(0)
+
+
+def test_odds_that_take_long_follow_the_start(tmp_path):
+    """A table whose odds are not solved at once starts anyway; an 'odds' message brings them."""
+    srv = ServerThread(create_app(boards={"tiny": TINY}, odds_wait=0.0, ai_delay=0.01)).start()
+    try:
+        room = create_room(
+            srv.base, kind="local", rules={"faces": 5}, seats=seats(("Ann", RED, False), ("Bob", BLUE, False))
+        )
+        c = Client(srv.base, room["room"])
+        welcome = c.hello(room["host"])
+        assert welcome["status"] == "playing"
+        odds = welcome["odds"]
+        if odds["method"] == "pending":
+            odds = c.until(lambda m: m["type"] == "odds")["odds"]
+        assert odds["method"] == "exact" and abs(sum(odds["win"]) - 1) < 1e-9
+        c.send(type="roll", seat=0, secret=room["seats"][0])
+        assert c.until(lambda m: m["type"] == "turn")["odds"]["method"] == "exact"
+        assert c.seq_ok()
+        c.close()
+    finally:
+        srv.stop()

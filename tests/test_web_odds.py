@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from snlmarkov import Board, Rules, race
-from snlmarkov.web.odds import win_odds
+from snlmarkov.web import odds as live
+
+
+def win_odds(board, rules, mode, **state):
+    live.prepare(board, rules, len(state["positions"]), mode)
+    return live.win_odds(board, rules, mode, **state)
+
 
 COIN = Rules.preset("plain").replace(faces=2)  # a two-faced die, no bonus, exact finish (stay)
 
@@ -48,5 +54,7 @@ def test_decided_and_unavailable():
     b = Board.builtin()
     o = win_odds(b, Rules(), "last_one_standing", positions=(100, 40, 100), finished=(2, 0), current=1)
     assert o.win_probability == (0.0, 0.0, 1.0)
-    o = win_odds(b, Rules.preset("family"), "classic", positions=(0, 0), finished=(), current=0)
+    o = win_odds(b, Rules.preset("family"), "classic", positions=(0, 0, 0, 0), finished=(), current=0)
     assert o.method == "none" and o.win_probability == () and o.to_dict() == {"win": [], "method": "none"}
+    o = live.win_odds(Board(7), Rules(), "classic", positions=(0, 0), finished=(), current=0)
+    assert o.method == "pending"  # never solved inside win_odds

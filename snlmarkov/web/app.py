@@ -93,6 +93,7 @@ def create_app(
     rate: float = RATE,
     burst: float = BURST,
     seed: int | None = None,
+    odds_wait: float = 1.5,
 ) -> Starlette:
     """The web game as a Starlette app.
 
@@ -112,6 +113,8 @@ def create_app(
         Messages per second a connection may send on average, and in a burst.
     seed : int, optional
         Reproducible dice (tests only).
+    odds_wait : float, default 1.5
+        Seconds a starting game waits for its live odds to be solved.
 
     Returns
     -------
@@ -128,6 +131,7 @@ def create_app(
         max_rooms=max_rooms,
         idle_timeout=idle_timeout,
         seed=seed,
+        odds_wait=odds_wait,
     )
 
     async def home(request: Request) -> Response:

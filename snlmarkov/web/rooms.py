@@ -41,7 +41,7 @@ from ..game.engine import Game
 from ..game.events import Event
 from ..game.seats import Seat
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
-from .odds import LiveOdds, win_odds
+from .odds import LiveOdds, prepare, win_odds
 from .protocol import MAX_SEATS, Message, ProtocolError, check_colour, check_name
 
 __all__ = ["Room", "RoomManager", "Connection", "SeatSlot", "rules_from_data", "rules_fields", "KINDS"]
@@ -361,12 +361,28 @@ class Room:
         seats = [Seat(s.name, s.colour) for s in self.seats]
         game = Game(self.board, self.rules, seats, self.mode, rng=self.manager.seed_for(self))
         self.status = "starting"  # refuses every other change while the odds are prepared
-        # the first odds for a board and rules build a turn matrix: done off the loop
-        self.odds = await asyncio.to_thread(_odds_of, game)
+        # solving a table's odds can take seconds (the bump rule's joint chain): off the loop, and the
+        # game does not wait more than a moment for it; the odds follow in an "odds" message
+        task = asyncio.ensure_future(asyncio.to_thread(prepare, self.board, self.rules, len(seats), self.mode))
+        try:
+            await asyncio.wait_for(asyncio.shield(task), self.manager.odds_wait)
+        except asyncio.TimeoutError:
+            task.add_done_callback(self._odds_ready)
+        except Exception:  # no odds is not a reason not to play
+            log.exception("room %s: odds failed", self.id)
+        self.odds = _odds_of(game)
         self.game, self.status = game, "playing"
         self.texts.append(f"The game starts: {self.mode.replace('_', ' ')}, {len(seats)} players.")
         self._schedule()
         self.broadcast_room()
+
+    def _odds_ready(self, task: asyncio.Future) -> None:
+        """The odds of this table are solved: tell everyone, unless a turn already did."""
+        if task.cancelled() or task.exception() is not None or self.game is None or self.status != "playing":
+            return
+        if self.odds.method == "pending":
+            self._compute_odds()
+            self.broadcast({"type": "odds", "odds": self.odds.to_dict()})
 
     def _compute_odds(self) -> None:
         assert self.game is not None
@@ -492,6 +508,9 @@ class RoomManager:
         played in it is stored as abandoned).
     seed : int, optional
         Makes every room's dice reproducible (tests); unpredictable otherwise.
+    odds_wait : float, default 1.5
+        Seconds a starting game waits for its odds to be solved; past that
+        it starts with ``"pending"`` odds and an ``odds`` message follows.
     """
 
     def __init__(
@@ -504,8 +523,10 @@ class RoomManager:
         max_rooms: int = 2000,
         idle_timeout: float = 900.0,
         seed: int | None = None,
+        odds_wait: float = 1.5,
     ) -> None:
         self.boards = dict(boards)
+        self.odds_wait = float(odds_wait)
         self.store = store
         self.countdown = float(countdown)
         self.ai_delay = float(ai_delay)

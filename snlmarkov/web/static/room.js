@@ -95,6 +95,7 @@
     lastSeq = m.seq;
     document.body.dataset.seq = String(lastSeq);
     if (m.type === "room") { st = Object.assign(st || {}, m); renderAll(); return; }
+    if (m.type === "odds") { st.odds = m.odds; renderSeats(); return; }
     if (m.type === "turn") {
       await animateTurn(m);
       Object.assign(st, { positions: m.positions, current: m.current, finished: m.finished, odds: m.odds,
@@ -182,6 +183,7 @@
     const list = $("seat-cards"), mine = mySeats(), odds = st.odds || { win: [], method: "none" };
     list.innerHTML = "";
     $("odds-label").textContent = st.status === "lobby" || st.status === "starting" ? "" :
+      odds.method === "pending" ? "working out the odds…" :
       odds.method === "none" ? "(no exact odds for these rules)" :
       odds.method === "exact" ? "exact chance to win" : "≈ chance to win";
     st.seats.forEach((s, i) => {
