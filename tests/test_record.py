@@ -226,9 +226,11 @@ def reference_turn(board: Board, rules: Rules, start: int, rolls: tuple[int, ...
             return square
         bounced = square + r > size and rules.finish == "bounce"
         target = square + r if square + r <= size else (2 * size - square - r if bounced else size)
-        square = target if bounced and not rules.jump_after_bounce else jumps.get(target, target)
-        while board.chain and square in jumps:
-            square = jumps[square]
+        square = target
+        if not (bounced and not rules.jump_after_bounce):  # a bounce without the jump stays on its square
+            square = jumps.get(target, target)
+            while board.chain and square in jumps:
+                square = jumps[square]
         assert goes_on == (r == top and rules.bonus_on_six and square != size)
     return square
 

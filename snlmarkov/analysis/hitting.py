@@ -99,7 +99,7 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     occ = BlockLU(a).solve_transposed(e0)  # G[x0, :]
 
     # the landing transitions, grouped by target
-    at, on = tr.landed_at, tr.landed_on  # every landing, the later squares of a chained jump included
+    at, on = tr.landed_at, tr.landed_on  # every landing, chained jumps included
     keep = pos[tr.src[at]] >= 0
     at, on = at[keep], on[keep]
     src, tgt, prob, land = pos[tr.src[at]], pos[tr.tgt[at]], tr.prob[at], on

@@ -94,7 +94,7 @@ class Analysis:
         access.
     jump_uses : Mapping[int, float]
         Expected uses of each jump per game, by jump start (every jump of a
-        chain taken counts; on first access).
+        chain taken counts; computed on first access).
     tail : float
         Tail mass bound used for ``length``.
 

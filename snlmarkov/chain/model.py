@@ -423,11 +423,12 @@ def _turn_rows(
             if landing_weights is not None:
                 hit = (s.landing >= 0) & (w > 0)
                 rows_w = landing_weights[lo:hi][live]
+                ww = rows_w[:, None] * w
                 if chained:  # a chain of jumps lands on every square where one acts
-                    at, sq_l = all_landings(board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
-                    land_sum += np.bincount(sq_l, weights=(rows_w[:, None] * w).ravel()[at], minlength=n + 1)
+                    at_w, sq_w = all_landings(board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
+                    land_sum += np.bincount(sq_w, weights=ww.ravel()[at_w], minlength=n + 1)
                 else:
-                    land_sum += np.bincount(s.landing[hit], weights=(rows_w[:, None] * w)[hit], minlength=n + 1)
+                    land_sum += np.bincount(s.landing[hit], weights=ww[hit], minlength=n + 1)
             if landings:
                 hit = (s.landing >= 0) & (w > 0)
                 rows_l = np.arange(lo, hi, dtype=itype)[live]

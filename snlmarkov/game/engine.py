@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
-from ..errors import DiceError, GameError
-from ..limits import check_rng
+from ..errors import DiceError, GameError, LimitError
+from ..limits import MAX_RECORD_BOARD_SIZE, check_rng
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -155,6 +155,11 @@ class Game:
         if not isinstance(rules, Rules):
             raise GameError(f"rules must be a Rules; got {type(rules).__name__}")
         rules.check_board(board)
+        if board.size > MAX_RECORD_BOARD_SIZE:
+            raise LimitError(
+                f"a game is played on boards of at most {MAX_RECORD_BOARD_SIZE:,} squares (its record must fit "
+                f"snlmarkov.limits.MAX_RECORD_BOARD_SIZE); this board has {board.size:,}"
+            )
         if mode not in MODES:
             raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
         if dice is not None and rng is not None:

@@ -459,9 +459,10 @@ def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -
 
 
 def _summarise(
-    log: tuple[Event, ...], n_seats: int, begin: GameState
+    log: tuple[Event, ...], n_seats: int, begin: GameState | None = None
 ) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
-    """Walk the log turn by turn from ``begin``: the turn summaries, final positions and finishing order."""
+    """Walk the log turn by turn from ``begin`` (by default the beginning): the turn summaries, final positions and finishing order."""
+    begin = GameState.initial(n_seats) if begin is None else begin
     positions = list(begin.positions)
     finished: list[int] = list(begin.places)
     turns: list[TurnSummary] = []

@@ -15,6 +15,7 @@ deterministically (the same bytes on every run of the same code):
 ``race_wins.png``, ``.svg``   win chance by seat for 2..6 players
 ``race_places.png``           finishing-place heat maps (last one standing)
 ``crosscheck.png``, ``.svg``  simulated versus exact game length, with the verdict
+``odds.png``                  one seeded game: each seat's exact chance after every turn
 ``summary.json``, ``.md``     every headline figure, as data and as tables
 ============================  =====================================================
 
@@ -628,6 +629,41 @@ def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> No
     family = Rules.preset("family")
     family_results = {mode: race(board, family, players=2, mode=mode) for mode in MODES}
     summary["race_family_two_players"] = {mode: _race_entry(r) for mode, r in family_results.items()}
+    _odds_game(writer, board, summary)
+
+
+#: The game shown in ``odds.png``: two players, app rules, this seed.
+ODDS_GAME_SEED = 29
+
+
+def _odds_game(writer: _Writer, board: Board, summary: dict) -> None:
+    """One seeded game and each seat's exact chance after every turn (``odds.png``)."""
+    from ..game.engine import Game
+    from ..plots import plot_odds
+    from ..races.odds import Odds
+
+    rules = Rules.preset("app")
+    record = Game(board, rules, players=["Ann", "Bob"], rng=ODDS_GAME_SEED).play()
+    odds = Odds(board, rules, players=2)
+    timeline = odds.timeline(record)
+    swings = odds.swings(record, top=3, timeline=timeline)
+    fig = _figure(7.0, 4.0)
+    plot_odds(
+        timeline,
+        fig.subplots(),
+        swings=swings,
+        title=f"One game, the exact odds after every turn ({board_label(board)} board, app rules, seed {ODDS_GAME_SEED})",
+    )
+    writer.figure(fig, "odds")
+    summary["odds_game"] = {
+        "seed": ODDS_GAME_SEED,
+        "rules": "app",
+        "players": ["Ann", "Bob"],
+        "turns": len(record.turns()),
+        "winner": record.seats[record.winner].name,
+        "start": timeline.win[0].tolist(),
+        "swings": [s.story() for s in swings],
+    }
 
 
 def _place_font(players: int) -> float:
@@ -738,6 +774,17 @@ def _markdown(summary: Mapping[str, Any]) -> str:
     lines += _race_markdown(summary["race"])
     lines += _family_markdown(summary["race_family_two_players"])
     lines += _crosscheck_markdown(summary["crosscheck"])
+    if "odds_game" in summary:
+        game = summary["odds_game"]
+        lines += [
+            "",
+            f"## One game, the odds after every turn (`app` rules, seed {game['seed']})",
+            "",
+            f"{' and '.join(game['players'])}; {game['winner']} won after {game['turns']} turns. "
+            "The biggest swings of the exact odds ([odds.png](odds.png)):",
+            "",
+        ]
+        lines += [f"- {story}" for story in game["swings"]]
     lines += ["", "## Files", ""]
     lines += [f"- [{name}]({name})" for name in summary["files"]]
     return "\n".join(lines) + "\n"
