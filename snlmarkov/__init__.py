@@ -65,6 +65,7 @@ _EXPORTS = {
     "render": "game.textboard",
     "simulate": "sim.core",
     "SimulationResult": "sim.core",
+    "SimulationSummary": "sim.summary",
     # comparing the two paths
     "verify_game": "checks.verify",
     "VerificationReport": "checks.verify",

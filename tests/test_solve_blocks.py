@@ -112,3 +112,19 @@ def test_empty_and_rectangular_systems_refused():
         BlockLU(sp.csr_matrix((2, 3)))
     with pytest.raises(SnlError, match="nothing to solve"):
         BlockLU(sp.csr_matrix((0, 0)))
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules.preset("family"), Rules(on_cap="forfeit", max_sixes=1)])
+def test_unit_absorbing_system_equals_the_sparse_sum(rules):
+    from snlmarkov import turn_model
+    from snlmarkov.chain.solve import _unit_absorbing
+
+    m = turn_model(Board.random(2000, rng=8), rules).matrix
+    n = m.shape[0]
+    want = sp.identity(n, format="csr") - m + sp.csr_matrix(([1.0], ([n - 1], [n - 1])), shape=(n, n))
+    got = _unit_absorbing(m, n - 1)
+    np.testing.assert_array_equal(got.toarray(), want.toarray())
+    check = got.copy()
+    check.has_sorted_indices = False
+    check.sort_indices()
+    np.testing.assert_array_equal(check.indices, got.indices)  # built sorted

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
-from ..chain.model import TransitionModel, check_model_memory, turn_model
+from ..chain.model import TransitionModel, check_model_memory, turn_landings, turn_model
 from ..chain.solve import AbsorbingSystem
+from ..chain.threads import single_blas_thread
 from ..errors import SnlError
 from ..rules import Rules
 from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
@@ -88,9 +89,10 @@ class Analysis:
         counts); it sums to ``expected_turns``.
     landings : numpy.ndarray
         Expected number of rolls landing on each square (before a jump acts;
-        mid-turn landings and bounce targets included).
+        mid-turn landings and bounce targets included). Computed on first
+        access.
     jump_uses : Mapping[int, float]
-        Expected uses of each jump per game, by jump start.
+        Expected uses of each jump per game, by jump start (on first access).
     tail : float
         Tail mass bound used for ``length``.
 
@@ -114,10 +116,26 @@ class Analysis:
     var_turns: float
     expected_rolls: float
     occupancy: np.ndarray = field(repr=False)
-    landings: np.ndarray = field(repr=False)
-    jump_uses: Mapping[int, float] = field(repr=False)
     _system: AbsorbingSystem = field(repr=False)
     tail: float = DEFAULT_TAIL
+
+    @cached_property
+    @single_blas_thread
+    def landings(self) -> np.ndarray:
+        """Expected rolls landing on each square per game (computed on first access).
+
+        One pass over the paths of rolls of every turn, weighted by the
+        occupancy (:func:`~snlmarkov.chain.model.turn_landings`): no landings
+        matrix is built.
+        """
+        out = turn_landings(self.board, self.rules, self.occupancy)
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def jump_uses(self) -> Mapping[int, float]:
+        """Expected uses of each jump per game, by jump start (computed on first access)."""
+        return MappingProxyType({s: float(self.landings[s]) for s in self.board.jumps})
 
     @property
     def std_turns(self) -> float:
@@ -125,6 +143,7 @@ class Analysis:
         return float(np.sqrt(self.var_turns))
 
     @cached_property
+    @single_blas_thread
     def length(self) -> LengthDistribution:
         """Exact distribution of the number of turns, to a tail mass below ``tail``.
 
@@ -159,10 +178,12 @@ class Analysis:
         return d
 
     @cached_property
+    @single_blas_thread
     def hit_probability(self) -> np.ndarray:
         """Probability that a roll ever lands on each square ``0..N`` in one game."""
         return hit_probabilities(self.board, self.rules)
 
+    @single_blas_thread
     def position_distributions(self, turns: int) -> np.ndarray:
         """Where the token is after ``0..turns`` turns.
 
@@ -194,6 +215,7 @@ class Analysis:
         """Distribution of the token's square after ``turns`` turns (length ``N + 1``)."""
         return self.position_distributions(turns)[-1]
 
+    @single_blas_thread
     def jump_effects(self) -> tuple[JumpEffect, ...]:
         """The effect of removing each ladder and snake, in board order.
 
@@ -242,6 +264,7 @@ class Analysis:
         }
 
 
+@single_blas_thread
 def expected_turns(board: Board, rules: Rules | None = None) -> float:
     """Expected number of turns from square 0 (the fast path for large boards).
 
@@ -284,6 +307,7 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     return float(solve_blocks(a, b)[0])  # square 0 is the first state kept
 
 
+@single_blas_thread
 def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL) -> Analysis:
     """Analyse one token's game on ``board`` under ``rules``.
 
@@ -336,10 +360,7 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
     occupancy = np.zeros(model.n_states)
     occupancy[sysm.states] = occ_states
     rolls = float(occupancy @ model.rolls)
-    landings = np.asarray(model.landings.T @ occupancy).ravel()
-    uses = MappingProxyType({s: float(landings[s]) for s in board.jumps})
-    for arr in (occupancy, landings):
-        arr.setflags(write=False)
+    occupancy.setflags(write=False)
     from_sq = sysm.expand(m)
     from_sq.setflags(write=False)
     return Analysis(
@@ -351,8 +372,6 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
         var_turns=float(var_from[x0]),
         expected_rolls=rolls,
         occupancy=occupancy,
-        landings=landings,
-        jump_uses=uses,
         tail=float(tail),
         _system=sysm,
     )

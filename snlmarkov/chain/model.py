@@ -17,9 +17,10 @@ to 1, for any board size.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,6 +39,7 @@ __all__ = [
     "turn_model",
     "roll_model",
     "roll_transitions",
+    "turn_landings",
     "can_finish",
     "NO_CAP_MASS",
 ]
@@ -103,7 +105,8 @@ class TransitionModel:
         model, 0 from the absorbing state).
     landings : scipy.sparse.sparray or spmatrix
         (COO in turn models, CSR in roll models) ``landings[i, t]``: expected number of times one step from state ``i``
-        lands the token on square ``t`` (before a jump acts).
+        lands the token on square ``t`` (before a jump acts). Turn models
+        build it on first use.
 
     Examples
     --------
@@ -125,7 +128,7 @@ class TransitionModel:
     start: int
     turn_start: np.ndarray = field(repr=False)
     rolls: np.ndarray = field(repr=False)
-    landings: sp.spmatrix = field(repr=False)
+    _landings: Any = field(repr=False)  # the matrix, or a function of no argument that builds it (turn models)
 
     def __post_init__(self) -> None:
         n = self.matrix.shape[0]
@@ -136,6 +139,20 @@ class TransitionModel:
         if worst > _ROW_SUM_TOL:
             bad = int(np.argmax(np.abs(sums - 1.0)))
             raise ModelError(f"row {self.labels[bad]} of the {self.kind} matrix sums to {sums[bad]!r}, not 1")
+
+    @property
+    def landings(self) -> sp.spmatrix:
+        """``landings[i, t]``: expected landings on square ``t`` in one step from state ``i``.
+
+        Turn models build it on first use (it costs twice the turn matrix
+        itself at 10^6 squares); :func:`turn_landings` gives its product
+        with a vector of weights without building it.
+        """
+        value = self._landings
+        if callable(value):
+            value = value()
+            object.__setattr__(self, "_landings", value)
+        return value
 
     @property
     def n_states(self) -> int:
@@ -308,8 +325,43 @@ class _TurnRows(NamedTuple):
 _BLOCK_SLOTS = 1 << 20
 
 
+def _turn_landings_matrix(board: Board, rules: Rules) -> sp.coo_matrix:
+    """The turn model's landings matrix (COO), built on its own."""
+    rows = _turn_rows(board, rules, landings=True, rolls=False)
+    n = board.size
+    return sp.coo_matrix((rows.landings[2], (rows.landings[0], rows.landings[1])), shape=(n + 1, n + 1))
+
+
+def turn_landings(board: Board, rules: Rules, weights: np.ndarray) -> np.ndarray:
+    """``weights @ landings`` of the turn model, without building ``landings``.
+
+    With ``weights`` the expected turns begun on each square (the
+    occupancy), this is the expected number of landings on each square in a
+    game. Cost: one pass over the paths of rolls of every turn, like
+    building the turn matrix; memory O(N).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules, turn_model
+    >>> m = turn_model(Board(3), Rules.preset("plain").replace(faces=2))
+    >>> w = np.array([1.0, 0.5, 1.5, 0.0])
+    >>> turn_landings(m.board, m.rules, w).tolist(), (m.landings.T @ w).tolist()
+    ([0.0, 0.5, 0.75, 1.0], [0.0, 0.5, 0.75, 1.0])
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (board.size + 1,):
+        raise ValueError(f"weights must have one entry per square 0..{board.size}")
+    return _turn_rows(board, rules, landings=False, rolls=False, landing_weights=weights).landings[2]
+
+
 def _turn_rows(
-    board: Board, rules: Rules, *, landings: bool = True, rolls: bool = True, minus_identity: bool = False
+    board: Board,
+    rules: Rules,
+    *,
+    landings: bool = True,
+    rolls: bool = True,
+    minus_identity: bool = False,
+    landing_weights: np.ndarray | None = None,
 ) -> _TurnRows:
     """Build the turn-level matrix row block by row block, straight into CSR form.
 
@@ -324,7 +376,10 @@ def _turn_rows(
     With ``minus_identity`` the arrays hold ``M - I`` instead, every diagonal
     entry present, and the finish row is ``-e_N``: negated, the matrix
     ``I - M`` with the finish made a unit row, ready for a solver. Without
-    ``landings`` or ``rolls`` those come back empty (zeros).
+    ``landings`` or ``rolls`` those come back empty (zeros). With
+    ``landing_weights`` (one per row), ``landings`` is instead
+    ``(empty, empty, weights @ landings)``: the weighted landings per
+    square, summed as the paths are followed (no COO table is kept).
     """
     n, f = board.size, rules.faces
     itype = index_dtype(n + 2 * f + 2)
@@ -348,6 +403,7 @@ def _turn_rows(
     want_rolls = rolls
     roll_counts = np.zeros(n + 1)
     land_r, land_c, land_v = [], [], []
+    land_sum = np.zeros(n + 1)
 
     for lo in range(0, n, block):
         hi = min(n, lo + block)
@@ -362,6 +418,10 @@ def _turn_rows(
             s = roll_slots(board, rules, cur, sixes, origin, dest=dest)
             w = weight[:, None] * s.prob
             levels.append((live, s.square, np.where(s.cont, 0.0, w)))
+            if landing_weights is not None:
+                hit = (s.landing >= 0) & (w > 0)
+                rows_w = landing_weights[lo:hi][live]
+                land_sum += np.bincount(s.landing[hit], weights=(rows_w[:, None] * w)[hit], minlength=n + 1)
             if landings:
                 hit = (s.landing >= 0) & (w > 0)
                 rows_l = np.arange(lo, hi, dtype=itype)[live]
@@ -419,7 +479,10 @@ def _turn_rows(
     indptr[n + 1] = nnz
     out_idx.resize(nnz, refcheck=False)  # give the unused capacity back (realloc, no copy)
     out_val.resize(nnz, refcheck=False)
-    if landings and land_r:
+    if landing_weights is not None:
+        empty = np.zeros(0, dtype=itype)
+        land = (empty, empty, land_sum)
+    elif landings and land_r:
         land = (np.concatenate(land_r), np.concatenate(land_c), np.concatenate(land_v))
     else:
         empty = np.zeros(0, dtype=itype)
@@ -467,11 +530,11 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     rules.check_board(board)
     check_model_memory(board, rules, "the turn matrix")
     n = board.size
-    rows = _turn_rows(board, rules, landings=True)
+    rows = _turn_rows(board, rules, landings=False)
     shape = (n + 1, n + 1)
     matrix = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=shape)
     matrix.has_canonical_format = True  # sorted, duplicates summed by construction
-    landings = sp.coo_matrix((rows.landings[2], (rows.landings[0], rows.landings[1])), shape=shape)
+    landings = functools.partial(_turn_landings_matrix, board, rules)  # built on first use
     model = TransitionModel(
         kind="turn",
         board=board,
@@ -482,7 +545,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
         start=0,
         turn_start=np.ones(n + 1, dtype=bool),
         rolls=rows.rolls,
-        landings=landings,
+        _landings=landings,
     )
     if check:
         _check_winnable(board, model)
@@ -547,7 +610,7 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
         start=0,
         turn_start=turn_start,
         rolls=rolls,
-        landings=landings,
+        _landings=landings,
     )
     if check:
         _check_winnable(board, model)

@@ -83,12 +83,46 @@ def factorize(a: sp.csr_matrix) -> spla.SuperLU:
 
 
 def _unit_absorbing(matrix: sp.csr_matrix, absorbing: int) -> sp.csr_matrix:
-    """``I - M`` with the absorbing row made a unit row: nonsingular when every state can finish."""
-    n = matrix.shape[0]
-    a = sp.identity(n, format="csr") - sp.csr_matrix(matrix)  # canonical; the absorbing diagonal cancels
-    fix = sp.csr_matrix(([1.0], ([absorbing], [absorbing])), shape=(n, n))
-    a = (a + fix).tocsr()
-    a.sort_indices()
+    """``I - M`` with the absorbing row made a unit row: nonsingular when every state can finish.
+
+    Built in one O(nnz) pass over the canonical CSR arrays of ``M``: the
+    entries are negated, ``1`` is added on the diagonals present and a
+    diagonal entry is inserted in order in the rows that have none (no
+    sparse additions, which cost about 3x more at 10^6 squares).
+    """
+    m = _canonical_csr(matrix)
+    if not m.has_canonical_format:
+        m = m.copy()
+        m.sum_duplicates()
+    n = m.shape[0]
+    counts = np.diff(m.indptr).astype(np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    cols = m.indices.astype(np.int64, copy=False)
+    on_diag = cols == rows
+    missing = np.ones(n, dtype=bool)
+    missing[rows[on_diag]] = False
+    before = np.zeros(n + 1, dtype=np.int64)  # diagonal entries inserted in the rows before each row
+    np.cumsum(missing, out=before[1:])
+    shift = before[rows] + (missing[rows] & (cols > rows))
+    nnz = m.nnz + int(before[-1])
+    idx_type = np.int32 if max(nnz, n) < 2**31 - 1 else np.int64
+    data = np.empty(nnz)
+    indices = np.empty(nnz, dtype=idx_type)
+    new_pos = np.arange(m.nnz, dtype=np.int64) + shift
+    data[new_pos] = -m.data
+    indices[new_pos] = cols
+    data[new_pos[on_diag]] += 1.0
+    lower = np.bincount(rows[cols < rows], minlength=n)  # entries left of the diagonal, per row
+    gap = np.flatnonzero(missing)
+    diag_pos = m.indptr[gap].astype(np.int64) + lower[gap] + before[gap]
+    data[diag_pos] = 1.0
+    indices[diag_pos] = gap
+    indptr = (m.indptr.astype(np.int64) + before).astype(idx_type)
+    a = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    a.has_canonical_format = True
+    # the absorbing row: a unit row
+    lo, hi = int(indptr[absorbing]), int(indptr[absorbing + 1])
+    a.data[lo:hi] = np.where(a.indices[lo:hi] == absorbing, 1.0, 0.0)
     return a
 
 

@@ -26,7 +26,9 @@ it cheap to run forwards without ever forming its matrix:
   finishing order so far, which gives the probability of every order.
 
 The iteration runs until less than ``tail`` of the probability is still in
-play, which gives the exact distributions of rounds and total turns (rounds
+play (under ``classic``, once the per-round ratio of the mass in play has
+settled to :data:`SETTLE_TOL`, the remaining rounds are summed as a
+geometric series instead of iterated), which gives the exact distributions of rounds and total turns (rounds
 and turns follow different clocks once seats have left, so two sets of
 smaller tensors are kept, one per clock; the full-size tensor, where both
 clocks agree, is shared). Expected values are the means of those
@@ -54,6 +56,21 @@ __all__ = ["JointMover", "joint_race", "resting_squares"]
 #: A tensor holding less than this fraction of ``tail`` is dropped (its mass
 #: is added to the tail).
 DROP_FRACTION = 1e-3
+
+#: The joint chain's per-round ratio of the mass in play (and of each seat's
+#: finishing mass) is taken as settled when it changes by less than this,
+#: relative, from one round to the next; the remaining rounds are then the
+#: geometric series of that ratio, summed to the same horizon (the first
+#: round whose mass in play is below ``tail``). Each extrapolated round is
+#: exact to this relative tolerance times its distance from the switch,
+#: so what the tail adds to every figure is within about
+#: ``SETTLE_TOL * alive / (1 - ratio)**2`` of the iterated value (below
+#: 1e-12 on the jungle board); ``tail_mass`` is the mass still in play at
+#: the horizon, as when every round is iterated.
+SETTLE_TOL = 1e-12
+
+#: Longest geometric tail summed in closed form (a longer one is iterated).
+MAX_GEOMETRIC_ROUNDS = 10_000_000
 
 #: Rounds between checks that the probability still in play keeps falling.
 STALL_WINDOW = 2000
@@ -313,22 +330,55 @@ def joint_race(
     return _last_one_standing(mover, full, k, tail, stall)
 
 
+def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
+    """Whether the round-on-round ratios of ``cur`` (per-seat finishes and mass in play) have settled.
+
+    Settled: every ratio equals the ratio of the mass in play, and that
+    ratio equals the previous round's, to :data:`SETTLE_TOL` relative.
+    """
+    if prev is None or np.any(prev <= 0) or np.any(cur <= 0):
+        return False, np.full(cur.shape, np.nan)
+    ratio = cur / prev
+    rho = ratio[-1]
+    ok = prev_ratio is not None and bool(
+        np.all(np.abs(ratio - rho) <= SETTLE_TOL * rho) and np.all(np.abs(ratio - prev_ratio) <= SETTLE_TOL * rho)
+    )
+    return ok, ratio
+
+
 def _classic(mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _Stall) -> dict[str, Any]:
     win = np.zeros(k)
     rounds_pmf, turns_pmf = [0.0], [0.0]
     alive, rnd = 1.0, 0
+    prev: np.ndarray | None = None
+    prev_ratio: np.ndarray | None = None
     while alive >= tail:
         rnd += 1
         in_round = 0.0
+        this = np.zeros(k + 1)
         for s in range(k):
             full, out = mover.move(full, k)
             w = float(out.sum())
             win[s] += w
             in_round += w
             turns_pmf.append(w)
+            this[s] = w
         rounds_pmf.append(in_round)
         alive = float(full.sum())
+        this[k] = alive
         stall.check(rnd, alive)
+        settled, ratio = _settled(prev, this, prev_ratio)
+        prev, prev_ratio = this, ratio
+        if settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
+            rho = float(ratio[-1])
+            extra = int(np.ceil(np.log(tail / alive) / np.log(rho))) if rho < 1 else 0
+            if 0 < extra <= MAX_GEOMETRIC_ROUNDS:
+                powers = rho ** np.arange(1, extra + 1)
+                win += this[:k] * float(powers.sum())
+                rounds_pmf.extend((in_round * powers).tolist())
+                turns_pmf.extend((powers[:, None] * this[None, :k]).ravel().tolist())
+                alive *= float(powers[-1])
+                break
     return {
         "win_probability": win,
         "place_probability": win[:, None].copy(),

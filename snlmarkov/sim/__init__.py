@@ -5,5 +5,6 @@ Depends on the configuration only; it shares no code with the matrices.
 from __future__ import annotations
 
 from .core import SimulationResult, simulate
+from .summary import SimulationSummary
 
-__all__ = ["SimulationResult", "simulate"]
+__all__ = ["SimulationResult", "SimulationSummary", "simulate"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -30,9 +30,10 @@ from ..rules import MODES, Rules
 from ..state import GameState
 from .multi import play_multi
 from .solo import play_solo
+from .summary import KEEP, SimulationSummary
 from .tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
 
-__all__ = ["simulate", "SimulationResult", "MODES", "play", "progress_bar"]
+__all__ = ["simulate", "SimulationResult", "SimulationSummary", "MODES", "play", "progress_bar"]
 
 
 #: most entries of the roll table solo games step with
@@ -273,8 +274,18 @@ def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: s
     return None if start == GameState.initial(players) else start
 
 
-def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any) -> tuple:
-    """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults)."""
+def _summary_chunk() -> int:
+    from . import summary
+
+    return int(summary.SUMMARY_CHUNK)
+
+
+def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any, keep: str = "games") -> tuple:
+    """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults).
+
+    Under ``keep="summary"`` only one chunk of games is held at a time, and
+    the memory check counts one chunk.
+    """
     board = Board.builtin() if board is None else board
     rules = Rules() if rules is None else rules
     if not isinstance(board, Board):
@@ -285,8 +296,11 @@ def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_tu
     if mode not in MODES:
         raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
     rules.check_board(board)
+    if keep not in KEEP:
+        raise GameError(f"keep must be one of {', '.join(map(repr, KEEP))}; got {keep!r}")
+    held = games if keep == "games" else min(games, _summary_chunk())
     check_memory(
-        games * bytes_per_game(players) + 64 * (board.size + 1),
+        held * bytes_per_game(players) + 64 * (board.size + 1),
         f"simulating {games:,} games of {players} player{'s' if players > 1 else ''}",
         hint="simulate fewer games per call and combine the results",
     )
@@ -388,6 +402,44 @@ def play(
     )
 
 
+def play_summary(
+    board: Board,
+    rules: Rules,
+    games: int,
+    players: int,
+    mode: str,
+    rng: np.random.Generator,
+    max_turns: int,
+    bar: Any = None,
+    start: GameState | None = None,
+    chunk: int | None = None,
+) -> SimulationSummary:
+    """:func:`play` in chunks of ``chunk`` games (default :data:`~snlmarkov.sim.summary.SUMMARY_CHUNK`),
+    each reduced to histograms before the next.
+
+    Cost: the time of :func:`play`; memory that of one chunk plus the
+    histograms, independent of ``games``.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> s = play_summary(Board(5), Rules(), 1000, 1, "classic", np.random.default_rng(0), 1000, chunk=300)
+    >>> s.games, int(s.turns_hist.sum())
+    (1000, 1000)
+    """
+    chunk = max(1, int(_summary_chunk() if chunk is None else chunk))
+    out: SimulationSummary | None = None
+    done = 0
+    while done < games:
+        n = min(chunk, games - done)
+        part = SimulationSummary.of(play(board, rules, n, players, mode, rng, max_turns, bar, start=start))
+        out = part if out is None else out.merge(part)
+        done += n
+    assert out is not None  # games >= 1 was checked
+    return out
+
+
+@overload
 def simulate(
     board: Board | None,
     rules: Rules | None,
@@ -399,9 +451,45 @@ def simulate(
     progress: bool = False,
     max_turns: int = 100_000,
     start: GameState | None = None,
+    keep: Literal["games"] = "games",
     executor: Any = None,
     streams: int = 0,
-) -> SimulationResult:
+) -> SimulationResult: ...
+
+
+@overload
+def simulate(
+    board: Board | None,
+    rules: Rules | None,
+    games: int,
+    players: int = 1,
+    mode: str = "classic",
+    *,
+    rng: Any = None,
+    progress: bool = False,
+    max_turns: int = 100_000,
+    start: GameState | None = None,
+    keep: Literal["summary"],
+    executor: Any = None,
+    streams: int = 0,
+) -> SimulationSummary: ...
+
+
+def simulate(
+    board: Board | None,
+    rules: Rules | None,
+    games: int,
+    players: int = 1,
+    mode: str = "classic",
+    *,
+    rng: Any = None,
+    progress: bool = False,
+    max_turns: int = 100_000,
+    start: GameState | None = None,
+    keep: str = "games",
+    executor: Any = None,
+    streams: int = 0,
+) -> SimulationResult | SimulationSummary:
     """Play ``games`` games by rolling dice, all at once with numpy.
 
     Parameters
@@ -432,6 +520,18 @@ def simulate(
         still played, ``rounds`` counts the round in progress as round 1,
         seats already finished keep their places (and ``finish_turn`` 0),
         and ``turns`` of one player counts its turns from the state.
+    keep : {"games", "summary"}, default "games"
+        ``"games"``: a :class:`SimulationResult` with every game's figures
+        (about 24 bytes a game and seat). ``"summary"``: a
+        :class:`~snlmarkov.sim.summary.SimulationSummary` of histograms
+        (turns, rolls, rounds, places, wins, landings), the games played in
+        chunks of :data:`~snlmarkov.sim.summary.SUMMARY_CHUNK` and each
+        chunk reduced before the next: constant memory in ``games``, so
+        10^9 games run in the memory of one chunk. With the same ``rng`` a
+        summary run of at most one chunk counts exactly the games of the
+        ``"games"`` run; longer runs draw the same dice chunk by chunk.
+        Not with ``executor`` or ``streams`` yet (refused): merge the
+        summaries of separate runs with :meth:`SimulationSummary.merge`.
     executor : concurrent.futures.Executor, optional
         Play the games on its workers (a ``ProcessPoolExecutor``, a Dask
         ``Client.get_executor()``, ...), split into ``streams`` independent
@@ -446,13 +546,13 @@ def simulate(
 
     Returns
     -------
-    SimulationResult
+    SimulationResult or SimulationSummary
 
     Raises
     ------
     GameError
-        If ``games``, ``players`` or ``max_turns`` is not a positive integer
-        or ``mode`` is unknown.
+        If ``games``, ``players`` or ``max_turns`` is not a positive integer,
+        or ``mode`` or ``keep`` is unknown.
     RuleError
         If the rules cannot be played on the board.
     UnwinnableBoardError
@@ -485,11 +585,17 @@ def simulate(
     >>> sorted(set(r.place[0].tolist()))
     [1, 2, 3, 4]
     """
-    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns)
+    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns, keep)
     begin = _checked_start(start, board, rules, players, mode)
     bar = progress_bar(games) if progress else None
+    gen = check_rng(rng)
+    result: SimulationResult | SimulationSummary
     try:
-        if executor is not None or streams:
+        if keep == "summary":
+            if executor is not None or streams:
+                raise GameError("keep='summary' does not take executor or streams yet; merge summaries of runs instead")
+            result = play_summary(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
+        elif executor is not None or streams:
             from .parallel import STREAMS, simulate_streams
 
             result = simulate_streams(
@@ -508,14 +614,14 @@ def simulate(
                 result_type=SimulationResult,
             )
         else:
-            result = play(board, rules, games, players, mode, check_rng(rng), max_turns, bar, start=begin)
+            result = play(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
     finally:
         if bar is not None:
             bar.close()
     if result.n_truncated:
         warnings.warn(
             f"{result.n_truncated} of {games} games reached max_turns={max_turns} without ending; "
-            "they are marked in SimulationResult.truncated",
+            + ("they are marked in SimulationResult.truncated" if keep == "games" else "counted in truncated"),
             RuntimeWarning,
             stacklevel=2,
         )

@@ -1,0 +1,200 @@
+"""Scale without cliffs (issue 12): every row of the issue's table, measured in one run.
+
+Each case runs in a fresh subprocess (imports not timed) that reports its
+wall time (best of ``--repeat``, first run also shown), CPU time and peak
+resident memory (``ru_maxrss``, the whole process). Where the issue asks for
+a ratio, both sides are measured in the same run.
+
+| case | target |
+|---|---|
+| ``expected_turns``, ``Board.random(n, rng=1)``, app rules, n = 10^6 | < 1 s |
+| the same, n = 10^7 | < 15 s and < 4 GB |
+| the same, 10^6, the whole matrix in one SuperLU (the old path) | baseline of the row above |
+| ``analyze()`` at 10^6 squares | < 3 s and < 1 GB |
+| ``hit_probability``, 10^4 and 10^5 squares | < 2 s, < 30 s |
+| ``analyze(jungle)`` and every figure, default OpenBLAS threads vs one | ratio <= 1.5 |
+| 3-player bump race, jungle, family, classic / last one standing | < 2 s / < 5 s |
+| ``simulate(keep="summary")``, 10^6 and 10^7 games | the same peak memory |
+
+Usage::
+
+    python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~3 GB)
+    python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing race
+    python benchmarks/bench_scale.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+CASES: dict[str, dict] = {
+    "turns-1e6": dict(what="expected_turns, Board.random, app", size=10**6, target_s=1.0),
+    "turns-1e7": dict(what="expected_turns, Board.random, app", size=10**7, target_s=15.0, target_mb=4096),
+    "turns-1e6-one-superlu": dict(what="same, one SuperLU (old path)", size=10**6),
+    "analyze-1e6": dict(what="analyze(), Board.random, app", size=10**6, target_s=3.0, target_mb=1024),
+    "hit-1e4": dict(what="hit_probability, Board.random, app", size=10**4, target_s=2.0),
+    "hit-1e5": dict(what="hit_probability, Board.random, app", size=10**5, target_s=30.0),
+    "jungle-default-blas": dict(what="analyze(jungle), all figures, default BLAS threads", size=100),
+    "jungle-one-blas": dict(what="analyze(jungle), all figures, OPENBLAS_NUM_THREADS=1", size=100),
+    "bump-classic": dict(what="3-player bump race, jungle, family, classic", size=100, target_s=2.0),
+    "bump-los": dict(what="3-player bump race, jungle, family, last one standing", size=100, target_s=5.0),
+    "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
+    "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
+}
+QUICK_SKIP = {"turns-1e7", "hit-1e5", "bump-los", "sim-summary-1e7"}
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _child(name: str, repeat: int) -> dict:
+    import numpy as np
+
+    import snlmarkov as snl
+    from snlmarkov.analysis.hitting import hit_probabilities
+    from snlmarkov.analysis.single import expected_turns
+
+    size = CASES[name]["size"]
+    board = snl.Board.builtin() if size == 100 else snl.Board.random(size, rng=1)
+    rules = snl.Rules()
+
+    def one_superlu():
+        from snlmarkov.chain.model import _turn_system
+        from snlmarkov.chain.solve import factorize
+
+        a = _turn_system(board, rules)
+        b = np.ones(a.shape[0])
+        b[-1] = 0.0
+        return float(factorize(a).solve(b, trans="T")[0])
+
+    def jungle():
+        a = snl.analyze(board)
+        a.length, a.hit_probability, a.landings, a.position_distributions(100)
+        return a.expected_turns
+
+    fns = {
+        "turns": lambda: expected_turns(board, rules),
+        "turns-1e6-one-superlu": one_superlu,
+        "analyze": lambda: snl.analyze(board, rules).expected_turns,
+        "hit": lambda: float(hit_probabilities(board, rules)[size]),
+        "jungle": jungle,
+        "bump-classic": lambda: snl.race(board, snl.Rules.preset("family"), players=3).expected_rounds,
+        "bump-los": lambda: (
+            snl.race(board, snl.Rules.preset("family"), players=3, mode="last_one_standing").expected_rounds
+        ),
+        "sim": lambda: snl.simulate(board, rules, size, rng=1, keep="summary").mean_turns(),
+    }
+    fn = fns.get(name) or fns[name.split("-")[0]]
+    times, cpus, value = [], [], None
+    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5")) else repeat
+    if name.startswith("jungle"):
+        repeat = max(repeat, 30)
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        value = fn()
+        times.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return {
+        "best_s": min(times),
+        "median_s": float(np.median(times)),
+        "first_s": times[0],
+        "cpu_s": min(cpus),
+        "peak_mb": _peak_mb(),
+        "value": value,
+    }
+
+
+def _run(name: str, repeat: int) -> dict:
+    env = dict(os.environ)
+    if name == "jungle-one-blas":
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    else:
+        for key in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.pop(key, None)
+    cmd = [sys.executable, __file__, "--child", name, "--repeat", str(repeat)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["?"])[-1]
+        return {"error": tail}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _fmt_s(x: float) -> str:
+    return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", nargs="*", help="case names to run")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(_child(args.child, args.repeat)))
+        return 0
+    names = args.only or [n for n in CASES if not (args.quick and n in QUICK_SKIP)]
+    results = {}
+    print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    print("| case | size | best | median | first | CPU | peak RSS | target | met? |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        r = results[name] = _run(name, args.repeat)
+        c = CASES[name]
+        if "error" in r:
+            print(f"| {c['what']} | {c['size']:,} | error: {r['error']} | | | | | | no |", flush=True)
+            continue
+        target, met = "-", "-"
+        if "target_s" in c:
+            target = f"< {_fmt_s(c['target_s'])}" + (f", < {c['target_mb']} MB" if "target_mb" in c else "")
+            ok = r["best_s"] < c["target_s"] and r["peak_mb"] < c.get("target_mb", float("inf"))
+            met = "yes" if ok else "no"
+        print(
+            f"| {c['what']} | {c['size']:,} | {_fmt_s(r['best_s'])} | {_fmt_s(r['median_s'])} | "
+            f"{_fmt_s(r['first_s'])} | {_fmt_s(r['cpu_s'])} | {r['peak_mb']:.0f} MB | {target} | {met} |",
+            flush=True,
+        )
+    missed = [n for n in names if results[n].get("error") or _missed(CASES[n], results[n])]
+    ratios = []
+    if {"turns-1e6", "turns-1e6-one-superlu"} <= results.keys() and "error" not in results["turns-1e6"]:
+        old, new = results["turns-1e6-one-superlu"], results["turns-1e6"]
+        if "error" not in old:
+            ratios.append(f"expected_turns 10^6: one SuperLU / blocks = {old['best_s'] / new['best_s']:.2f}x")
+    if {"jungle-default-blas", "jungle-one-blas"} <= results.keys():
+        d, o = results["jungle-default-blas"], results["jungle-one-blas"]
+        if "error" not in d and "error" not in o:
+            ratios.append(
+                f"analyze(jungle) default BLAS threads / one thread: median {d['median_s'] / o['median_s']:.2f}x "
+                f"(target <= 1.5x)"
+            )
+    if {"sim-summary-1e6", "sim-summary-1e7"} <= results.keys():
+        a, b = results["sim-summary-1e6"], results["sim-summary-1e7"]
+        if "error" not in a and "error" not in b:
+            ratios.append(f'simulate(keep="summary") peak RSS 10^7 / 10^6 games = {b["peak_mb"] / a["peak_mb"]:.2f}')
+    for line in ratios:
+        print(line)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"results": results, "ratios": ratios}, fh, indent=1)
+    if missed:
+        print("missed: " + ", ".join(missed))
+    return 1 if missed else 0
+
+
+def _missed(case: dict, r: dict) -> bool:
+    if "target_s" not in case:
+        return False
+    return not (r["best_s"] < case["target_s"] and r["peak_mb"] < case.get("target_mb", float("inf")))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""hit_probabilities (local Woodbury solves) against brute-force per-target solves."""
+
+import numpy as np
+import pytest
+
+from snlmarkov import Board, Rules
+from snlmarkov.analysis.hitting import hit_probabilities
+
+
+def brute(board, rules):
+    """Per target, a dense solve of the roll chain with every landing on the target made absorbing."""
+    from snlmarkov.chain.model import roll_transitions
+
+    tr = roll_transitions(board, rules)
+    n = tr.size
+    base = np.zeros((n, n))
+    np.add.at(base, (tr.src, tr.tgt), tr.prob)
+    base[:, board.size] = 0.0  # finishing without landing on t: absorbed elsewhere
+    out = np.zeros(board.size + 1)
+    for t in range(1, board.size + 1):
+        on_t = tr.landing == t
+        q = base.copy()
+        np.add.at(q, (tr.src[on_t], tr.tgt[on_t]), -tr.prob[on_t])
+        q[:, board.size] = 0.0
+        l = np.zeros(n)
+        np.add.at(l, tr.src[on_t], tr.prob[on_t])
+        out[t] = np.linalg.solve(np.eye(n) - q, l)[0]
+    return out
+
+
+RULES = [
+    Rules(),
+    Rules.preset("plain"),
+    Rules.preset("family"),
+    Rules(finish="bounce", on_cap="forfeit", start_on_six=True),
+    Rules(max_sixes=None, finish="none"),
+]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset_name)
+@pytest.mark.parametrize("window", [1, 40, None])
+def test_matches_brute_force_on_a_random_board(rules, window):
+    board = Board.random(90, rng=4)
+    want = brute(board, rules)
+    got = hit_probabilities(board, rules) if window is None else hit_probabilities(board, rules, window=window)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_matches_brute_force_with_long_snakes_and_ladders():
+    board = Board(60, {3: 50, 58: 2, 30: 12, 44: 59, 20: 35})  # one block: the local systems are the whole chain
+    for rules in (Rules(), Rules.preset("family")):
+        np.testing.assert_allclose(hit_probabilities(board, rules, window=8), brute(board, rules), atol=1e-12)
+
+
+def test_large_board_is_sane():
+    board = Board.random(20_000, rng=1)
+    h = hit_probabilities(board, Rules())
+    assert h[0] == 0 and h[-1] == pytest.approx(1.0, abs=1e-9)
+    assert np.all((h >= 0) & (h <= 1))
+    # a square that starts a jump can only be landed on, never rested on; it is still hit sometimes
+    starts = np.array(sorted(board.jumps))
+    assert np.all(h[starts] > 0)
