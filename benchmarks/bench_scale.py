@@ -62,7 +62,8 @@ def _child(name: str, repeat: int) -> dict:
     from snlmarkov.analysis.single import expected_turns
 
     size = CASES[name]["size"]
-    board = snl.Board.builtin() if size == 100 else snl.Board.random(size, rng=1)
+    jungle_board = size == 100 or name.startswith("sim")  # simulate: `size` counts games on the jungle board
+    board = snl.Board.builtin() if jungle_board else snl.Board.random(size, rng=1)
     rules = snl.Rules()
 
     def one_superlu():

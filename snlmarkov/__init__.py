@@ -58,6 +58,9 @@ _EXPORTS = {
     "exact_expected_turns": "chain.exact",
     "race": "races.core",
     "RaceResult": "races.core",
+    "Odds": "races.odds",
+    "OddsTimeline": "races.odds",
+    "Swing": "races.odds",
     # the game and the simulator (no matrix code)
     "Game": "game.engine",
     "Seat": "game.seats",
@@ -80,6 +83,7 @@ _EXPORTS = {
     "Target": "search.target",
     "Goal": "search.target",
     "Constraints": "search.target",
+    "write_board": "search.files",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -2,8 +2,10 @@
 
 A :class:`Board` is immutable and validated on construction exactly as
 ``RULES.md`` says: jumps act only from squares ``1..size-1``, land on
-``1..size``, never on themselves, never on another jump's start (jumps do not
-chain), and one square holds at most one jump.
+``1..size``, never on themselves, and one square holds at most one jump. By
+default a jump never ends on another jump's start (jumps do not chain); a
+board made with ``chain=True`` allows it, the token then taking every jump of
+the chain in the same roll, and refuses only a cycle of jumps.
 """
 
 from __future__ import annotations
@@ -57,13 +59,20 @@ class Board:
         A label used in reports; not part of equality. ``None`` means no
         label. At most 200 characters of valid text (no lone surrogates);
         control characters are escaped whenever it is printed.
+    chain : bool, default False
+        Whether jumps chain: a jump may end on another jump's start, and a
+        token landing on the first takes every jump of the chain in the same
+        roll (``83->84`` and ``84->97``: landing on 83 ends on 97). Every
+        square of the chain where a jump acts counts as landed on, and every
+        jump taken as a use. A cycle of jumps is refused.
 
     Raises
     ------
     BoardError
         If a square is out of range, a jump leads to itself, starts on 0 or
-        on the finish, ends on another jump's start, or the size is invalid.
-        The message names the offending squares.
+        on the finish, ends on another jump's start (without ``chain``),
+        jumps form a cycle (with ``chain``), or the size is invalid. The
+        message names the offending squares.
     LimitError
         If ``size`` is over :data:`snlmarkov.limits.MAX_BOARD_SIZE`
         (10^8; ``SNLMARKOV_MAX_BOARD_SIZE`` raises it).
@@ -77,12 +86,19 @@ class Board:
     >>> Board(10, {2: 7, 7: 1})
     Traceback (most recent call last):
     ...
-    snlmarkov.errors.BoardError: jumps chain: 2->7 ends on the start of 7->1
+    snlmarkov.errors.BoardError: jumps chain: 2->7 ends on the start of 7->1 (a board with chain=True allows it)
+    >>> Board(10, {2: 7, 7: 1}, chain=True).destination()[2]
+    np.int64(1)
+    >>> Board(10, {2: 7, 7: 4, 4: 2}, chain=True)
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.BoardError: jumps form a cycle: 2->7->4->2
     """
 
     size: int
     jumps: Mapping[int, int] = field(default_factory=dict)
     name: str = field(default="", compare=False)
+    chain: bool = False
 
     def __post_init__(self) -> None:
         size = _check_size(self.size)
@@ -95,17 +111,21 @@ class Board:
             if start in clean:
                 raise BoardError(f"two jumps from square {start}")
             clean[start] = end
-        _validate_jumps(size, clean)
+        if not isinstance(self.chain, (bool, np.bool_)):
+            raise BoardError(f"chain must be True or False, got {self.chain!r}")
+        object.__setattr__(self, "chain", bool(self.chain))
+        _validate_jumps(size, clean, chain=self.chain)
         object.__setattr__(self, "size", size)
         object.__setattr__(self, "jumps", types.MappingProxyType(dict(sorted(clean.items()))))
         object.__setattr__(self, "name", _check_name(self.name))
 
     def __hash__(self) -> int:
-        return hash((self.size, tuple(self.jumps.items())))
+        return hash((self.size, tuple(self.jumps.items()), self.chain))
 
     def __repr__(self) -> str:
         label = f", name={self.name!r}" if self.name else ""
-        return f"Board(size={self.size}, jumps={dict(self.jumps)!r}{label})"
+        chained = ", chain=True" if self.chain else ""
+        return f"Board(size={self.size}, jumps={dict(self.jumps)!r}{label}{chained})"
 
     # ------------------------------------------------------------------ views
     @property
@@ -121,23 +141,55 @@ class Board:
     def destination(self) -> np.ndarray:
         """Where a token that lands on each square ends up.
 
+        On a chained board the whole chain is followed.
+
         Returns
         -------
         numpy.ndarray
             Integer array of length ``size + 1``: ``dest[t]`` is the end of the
-            jump starting on ``t``, or ``t`` itself.
+            jump (or chain of jumps) starting on ``t``, or ``t`` itself.
 
         Examples
         --------
         >>> Board(6, {2: 5}).destination().tolist()
         [0, 1, 5, 3, 4, 5, 6]
+        >>> Board(6, {2: 4, 4: 1}, chain=True).destination().tolist()
+        [0, 1, 1, 3, 1, 5, 6]
         """
         dest = np.arange(self.size + 1, dtype=np.int64)
         if self.jumps:
             starts = np.fromiter(self.jumps.keys(), dtype=np.int64, count=len(self.jumps))
             ends = np.fromiter(self.jumps.values(), dtype=np.int64, count=len(self.jumps))
             dest[starts] = ends
+            if self.chain:  # pointer doubling: chains have no cycles, so this settles
+                while True:
+                    nxt = dest[dest]
+                    if np.array_equal(nxt, dest):
+                        break
+                    dest = nxt
         return dest
+
+    def jump_path(self, square: int) -> tuple[int, ...]:
+        """The squares a token that lands on ``square`` passes through, in order.
+
+        The first is ``square``, the last where the token stays; a jump acts
+        on every square but the last (all of them count as landed on). A
+        square that starts no jump gives ``(square,)``.
+
+        Examples
+        --------
+        >>> Board(100, {83: 84, 84: 97}, chain=True).jump_path(83)
+        (83, 84, 97)
+        >>> Board(100, {83: 84}).jump_path(50)
+        (50,)
+        """
+        square = _as_int(square, "square")
+        if not 0 <= square <= self.size:
+            raise BoardError(f"square {square} is outside 0..{self.size}")
+        path = [square]
+        while path[-1] in self.jumps and (len(path) == 1 or self.chain):
+            path.append(self.jumps[path[-1]])
+        return tuple(path)
 
     def cell(self, square: int, width: int | None = None) -> tuple[int, int]:
         """The ``(row, column)`` of a square on the drawn board.
@@ -211,16 +263,19 @@ class Board:
 
         ``ladders`` and ``snakes`` are each a mapping ``start -> end`` (keys may
         be strings, as TOML and JSON need) or a list of ``[start, end]`` pairs.
-        An optional ``name`` labels the board.
+        An optional ``name`` labels the board; an optional ``chain`` (true or
+        false, default false) lets jumps chain.
 
         Examples
         --------
         >>> Board.from_dict({"size": 10, "ladders": {"2": 7}, "snakes": [[9, 3]]})
         Board(size=10, jumps={2: 7, 9: 3})
+        >>> Board.from_dict({"size": 10, "ladders": {"2": 7}, "snakes": {"7": 3}, "chain": True}).destination()[2]
+        np.int64(3)
         """
         if not isinstance(data, Mapping):
             raise BoardError(f"{source}: expected a table with size, ladders and snakes")
-        unknown = set(data) - {"size", "ladders", "snakes", "name"}
+        unknown = set(data) - {"size", "ladders", "snakes", "name", "chain"}
         if unknown:
             raise BoardError(f"{source}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
         if "size" not in data:
@@ -239,7 +294,10 @@ class Board:
             dup = sorted({s for s in starts if starts.count(s) > 1})
             if dup:
                 raise BoardError(f"two jumps from square {dup[0]}")
-            return cls(size, dict(ladders + snakes), name=data.get("name", ""))
+            chain = data.get("chain", False)
+            if not isinstance(chain, bool):
+                raise BoardError(f"chain must be true or false, got {chain!r}")
+            return cls(size, dict(ladders + snakes), name=data.get("name", ""), chain=chain)
         except LimitError as exc:
             raise LimitError(f"{source}: {exc}") from None
         except BoardError as exc:
@@ -319,10 +377,14 @@ class Board:
         --------
         >>> Board(10, {2: 7, 9: 3}).to_dict()
         {'size': 10, 'ladders': {2: 7}, 'snakes': {9: 3}}
+        >>> Board(10, {2: 7, 7: 3}, chain=True).to_dict()
+        {'size': 10, 'ladders': {2: 7}, 'snakes': {7: 3}, 'chain': True}
         """
         out: dict[str, Any] = {"size": self.size, "ladders": self.ladders, "snakes": self.snakes}
         if self.name:
             out["name"] = self.name
+        if self.chain:
+            out["chain"] = True
         return out
 
     @classmethod
@@ -448,7 +510,7 @@ def _load_toml(text: str) -> Any:
     return tomllib.loads(text)
 
 
-def _validate_jumps(size: int, jumps: Mapping[int, int]) -> None:
+def _validate_jumps(size: int, jumps: Mapping[int, int], *, chain: bool = False) -> None:
     for start, end in jumps.items():
         if start == 0:
             raise BoardError(f"jump {start}->{end} starts on square 0, which is off the board")
@@ -460,6 +522,24 @@ def _validate_jumps(size: int, jumps: Mapping[int, int]) -> None:
             raise BoardError(f"jump {start}->{end} ends outside 1..{size}")
         if end == start:
             raise BoardError(f"jump {start}->{end} leads to itself")
-    for start, end in jumps.items():
-        if end in jumps:
-            raise BoardError(f"jumps chain: {start}->{end} ends on the start of {end}->{jumps[end]}")
+    if not chain:
+        for start, end in jumps.items():
+            if end in jumps:
+                raise BoardError(
+                    f"jumps chain: {start}->{end} ends on the start of {end}->{jumps[end]} "
+                    "(a board with chain=True allows it)"
+                )
+        return
+    done: set[int] = set()  # squares known to lead out of every chain
+    for first in jumps:
+        path: list[int] = []
+        square = first
+        while square in jumps and square not in done:
+            if square in path:
+                cycle = path[path.index(square) :]
+                low = cycle.index(min(cycle))
+                cycle = cycle[low:] + cycle[:low]
+                raise BoardError("jumps form a cycle: " + "->".join(map(str, cycle + [cycle[0]])))
+            path.append(square)
+            square = jumps[square]
+        done.update(path)

@@ -31,7 +31,10 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     Edges join each square to where one roll of each face leaves the token
     (jump applied; overshoots by the finish rule); with ``bump`` between
     players, any square ``1..N-1`` also leads to ``bump_to``. Forfeits and
-    redeals lead back to squares already reached, so add none.
+    redeals lead back to squares already reached, so add none; a restart
+    (``on_cap="restart"``) joins every square a six can leave the token on
+    to square 0. Without ``jump_after_bounce`` a bounce square keeps the
+    token; chained jumps are followed by ``board.destination()``.
 
     Cost: a sparse graph of ``size * faces`` edges and two breadth-first
     searches (about 1 s and 1 GB at 10^7 squares).
@@ -59,9 +62,15 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
         t = np.minimum(t, n)
     else:
         t = np.where(over, sq[:, None], t)
-    t = np.where(over & (rules.finish == "stay"), t, dest[np.clip(t, 0, n)])
+    stays = over & (rules.finish == "stay" or (rules.finish == "bounce" and not rules.jump_after_bounce))
+    t = np.where(stays, t, dest[np.clip(t, 0, n)])  # no jump after a stay, nor after a bounce without it
     src = np.repeat(sq, f)
     tgt = t.ravel()
+    if rules.on_cap == "restart" and rules.max_sixes is not None and rules.bonus_on_six:
+        # a capped roll is made where a six left the token, and its six sends the token to 0
+        sixed = np.unique(t[:, f - 1])
+        src = np.concatenate([src, sixed])
+        tgt = np.concatenate([tgt, np.zeros(sixed.size, dtype=np.int64)])
     if bump_between_players and rules.bump:
         src = np.concatenate([src, np.arange(1, n, dtype=np.int64)])
         tgt = np.concatenate([tgt, np.full(n - 1, rules.bump_to, dtype=np.int64)])

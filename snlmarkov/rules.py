@@ -22,7 +22,7 @@ __all__ = ["Rules", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
 #: What happens when a roll would carry the token past the finish.
 FINISH_RULES = ("stay", "bounce", "none")
 #: What happens on the roll after a turn holds ``max_sixes`` sixes.
-CAP_POLICIES = ("redeal", "forfeit")
+CAP_POLICIES = ("redeal", "forfeit", "restart")
 #: How a game of several players ends: at the first finish, or when all have finished.
 MODES = ("classic", "last_one_standing")
 
@@ -40,10 +40,12 @@ class Rules:
         A six earns another roll in the same turn.
     max_sixes : int or None, default 2
         At most this many sixes in one turn; ``None`` means no cap.
-    on_cap : {"redeal", "forfeit"}, default "redeal"
+    on_cap : {"redeal", "forfeit", "restart"}, default "redeal"
         The roll after the cap is reached: drawn from ``1..faces-1``
         (``redeal``), or a fair roll where a six voids the whole turn
-        (``forfeit``).
+        (``forfeit``: back to the square the turn began on) or sends the
+        token back to square 0 (``restart``: "three sixes and you go back
+        to the start"). Irrelevant when ``max_sixes`` is None.
     start_on_six : bool, default False
         A token on square 0 needs a six to enter; that six does not move it
         and the player rolls again at once.
@@ -55,6 +57,12 @@ class Rules:
     faces : int, default 6
         Faces of the fair die; "six" means the top face. At most
         :data:`snlmarkov.limits.MAX_FACES` (1000).
+    jump_after_bounce : bool, default True
+        Under ``finish="bounce"``, whether a jump at the square a bounce
+        lands on acts. When False the token stays on that square (it still
+        counts as landed on, and a six there still earns its bonus).
+        Irrelevant under the other finish rules: the value is kept but
+        changes nothing.
 
     Integer fields take Python or numpy integers (not bools). ``max_sixes``
     is at most 1000, like ``faces``.
@@ -68,7 +76,7 @@ class Rules:
     --------
     >>> from snlmarkov import Rules
     >>> Rules()
-    Rules(finish='stay', bonus_on_six=True, max_sixes=2, on_cap='redeal', start_on_six=False, bump=False, bump_to=1, faces=6)
+    Rules(finish='stay', bonus_on_six=True, max_sixes=2, on_cap='redeal', start_on_six=False, bump=False, bump_to=1, faces=6, jump_after_bounce=True)
     >>> Rules.preset("family").finish
     'bounce'
     >>> Rules(finish="exact")
@@ -85,13 +93,14 @@ class Rules:
     bump: bool = False
     bump_to: int = 1
     faces: int = 6
+    jump_after_bounce: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.finish, str) or self.finish not in FINISH_RULES:
             raise RuleError(f"finish must be one of {', '.join(map(repr, FINISH_RULES))}; got {self.finish!r}")
         if not isinstance(self.on_cap, str) or self.on_cap not in CAP_POLICIES:
             raise RuleError(f"on_cap must be one of {', '.join(map(repr, CAP_POLICIES))}; got {self.on_cap!r}")
-        for name in ("bonus_on_six", "start_on_six", "bump"):
+        for name in ("bonus_on_six", "start_on_six", "bump", "jump_after_bounce"):
             if not isinstance(getattr(self, name), bool):
                 raise RuleError(f"{name} must be True or False; got {getattr(self, name)!r}")
         if self.max_sixes is not None and (not _is_int(self.max_sixes) or not 1 <= self.max_sixes <= MAX_FACES):

@@ -20,7 +20,9 @@ from snlmarkov.analysis.single import analyze
 from snlmarkov.checks.crosschecking import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
 
 JUNGLE, MB = Board.builtin("jungle"), Board.builtin("milton_bradley")
-BOARDS = {"jungle": JUNGLE, "milton_bradley": MB}
+#: the published puzzle chain 83 -> 84 -> 97 on the jungle board (whose ladder 28 -> 84 then chains on to 97)
+PUZZLE = Board(100, {**JUNGLE.jumps, 83: 84, 84: 97}, name="puzzle", chain=True)
+BOARDS = {"jungle": JUNGLE, "milton_bradley": MB, "puzzle": PUZZLE}
 
 
 def moved(board, start, end):
@@ -38,15 +40,34 @@ def without(board, start):
 # ------------------------------------------------------ correct models pass
 def grid():
     """Every preset, and every combination of the toggles, on both boards."""
-    cases = [(name, preset, Rules.preset(preset)) for name in BOARDS for preset in Rules.presets()]
+    cases = [
+        (name, preset, Rules.preset(preset)) for name in ("jungle", "milton_bradley") for preset in Rules.presets()
+    ]
     caps = [(None, "redeal"), (1, "redeal"), (2, "forfeit")]
     for name, finish, bonus, six, (cap, on_cap) in itertools.product(
-        BOARDS, ("stay", "bounce", "none"), (True, False), (False, True), caps
+        ("jungle", "milton_bradley"), ("stay", "bounce", "none"), (True, False), (False, True), caps
     ):
         rules = Rules(finish=finish, bonus_on_six=bonus, start_on_six=six, max_sixes=cap, on_cap=on_cap)
         cases.append((name, f"{finish}-bonus{int(bonus)}-six{int(six)}-cap{cap}{on_cap[0]}", rules))
     cases.append(("jungle", "four-faces", Rules(faces=4, finish="bounce", max_sixes=3, on_cap="forfeit")))
     cases.append(("milton_bradley", "eight-faces", Rules(faces=8, start_on_six=True, max_sixes=1)))
+    # the house rules of issue 11: restart after the cap, no jump after a bounce, and a chained board
+    house = [
+        ("restart", Rules(on_cap="restart")),
+        ("restart-cap1-six", Rules(on_cap="restart", max_sixes=1, start_on_six=True)),
+        ("bounce-nojump", Rules(finish="bounce", jump_after_bounce=False)),
+        ("bounce-nojump-plain", Rules.preset("plain").replace(finish="bounce", jump_after_bounce=False)),
+        (
+            "all-three",
+            Rules(finish="bounce", jump_after_bounce=False, on_cap="restart", max_sixes=1, start_on_six=True),
+        ),
+    ]
+    for name in BOARDS:
+        for label, rules in house:
+            cases.append((name, label, rules))
+    for preset in Rules.presets():
+        cases.append(("puzzle", preset, Rules.preset(preset)))
+    cases.append(("puzzle", "none-cap2f", Rules(finish="none", max_sixes=2, on_cap="forfeit")))
     return cases
 
 
@@ -67,13 +88,18 @@ def test_correct_models_pass(index):
 def test_the_grid_covers_every_toggle():
     seen = {
         field: {getattr(r, field) for _, _, r in GRID}
-        for field in ("finish", "bonus_on_six", "start_on_six", "max_sixes", "on_cap", "faces")
+        for field in ("finish", "bonus_on_six", "start_on_six", "max_sixes", "on_cap", "faces", "jump_after_bounce")
     }
     assert seen["finish"] == {"stay", "bounce", "none"}
-    assert seen["bonus_on_six"] == seen["start_on_six"] == {True, False}
-    assert seen["max_sixes"] == {None, 1, 2, 3} and seen["on_cap"] == {"redeal", "forfeit"}
+    assert seen["bonus_on_six"] == seen["start_on_six"] == seen["jump_after_bounce"] == {True, False}
+    assert seen["max_sixes"] == {None, 1, 2, 3} and seen["on_cap"] == {"redeal", "forfeit", "restart"}
     assert seen["faces"] == {4, 6, 8}
     assert {label for _, label, _ in GRID} >= set(Rules.presets())
+    # the new toggles on both built-in boards and on the chained one
+    for name in BOARDS:
+        rules = [r for b, _, r in GRID if b == name]
+        assert {r.on_cap for r in rules} >= {"restart"} and {r.jump_after_bounce for r in rules} == {True, False}
+    assert PUZZLE.chain and PUZZLE.jump_path(83) == (83, 84, 97)
 
 
 def test_an_exact_analysis_can_be_given():
@@ -116,6 +142,25 @@ PLANTED = {
         {"exact_rules": Rules(on_cap="forfeit", max_sixes=1)},
         100_000,
     ),
+    # the house rules of issue 11, each modelled wrongly
+    "restart sent to the turn's start": (
+        JUNGLE,
+        Rules(on_cap="restart", max_sixes=1),
+        {"exact_rules": Rules(on_cap="forfeit", max_sixes=1)},
+        100_000,
+    ),
+    "jump applied after a bounce": (
+        JUNGLE,
+        Rules(finish="bounce", jump_after_bounce=False),
+        {"exact_rules": Rules(finish="bounce")},
+        100_000,
+    ),
+    "84->97 missing from the chain": (
+        PUZZLE,
+        Rules(),
+        {"exact_board": Board(100, {**JUNGLE.jumps, 83: 84})},
+        100_000,
+    ),
 }
 
 
@@ -125,6 +170,23 @@ def test_a_model_with_one_mistake_fails(name):
     report = crosscheck(board, rules, games, rng=77, **exact)
     assert not report.passed, report.summary()
     # caught by a wide margin: far below the level each test is given
+    assert min(c.p_value for c in report.checks) < 1e-12, report.summary()
+
+
+def test_a_chain_stopped_after_one_jump_fails(monkeypatch):
+    # the planted mistake: a model that takes only the first jump of a chain (83 -> 84, and stops there)
+    def one_jump(board):
+        dest = np.arange(board.size + 1, dtype=np.int64)
+        for start, end in board.jumps.items():
+            dest[start] = end
+        return dest
+
+    with monkeypatch.context() as m:
+        m.setattr(Board, "destination", one_jump)
+        wrong = analyze(PUZZLE, Rules())
+    assert wrong.expected_turns != analyze(PUZZLE, Rules()).expected_turns
+    report = crosscheck(PUZZLE, Rules(), 100_000, rng=77, exact=wrong)
+    assert not report.passed, report.summary()
     assert min(c.p_value for c in report.checks) < 1e-12, report.summary()
 
 

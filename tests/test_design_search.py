@@ -134,3 +134,42 @@ def test_designed_boards_round_trip_through_a_board_file(tmp_path):
     again = snl.Board.from_file(path)
     assert again == res.best.board
     assert np.isclose(snl.analyze(again).expected_turns, res.best.figures["mean"], rtol=0, atol=1e-9)
+
+
+def test_target_keywords_become_goals():
+    t = snl.Target(
+        mean=30,
+        sd=12,
+        min_mean=20,
+        max_sd=20,
+        quantiles={0.5: 25},
+        max_quantiles={0.9: 50},
+        longer_than={40: 0.2},
+        max_longer_than={60: 0.05},
+        min_longer_than={10: 0.8},
+        first_seat_advantage={3: 0.0},
+        max_first_seat_advantage={2: 0.01},
+        min_ladder_share=0.2,
+    )
+    labels = [g.label for g in t.goals]
+    assert labels == [
+        "mean == 30 +- 0.6",
+        "sd == 12 +- 0.24",
+        "mean >= 20",
+        "sd <= 20",
+        "q50 == 25 +- 1",
+        "q90 <= 50",
+        "P(>40) == 0.2 +- 0.01",
+        "P(>60) <= 0.05",
+        "P(>10) >= 0.8",
+        "advantage(3) == 0 +- 0.01",
+        "advantage(2) <= 0.01",
+        "ladder_share >= 0.2",
+    ]
+    figs = {g.key: np.array([g.value]) for g in t.goals}
+    figs["mean"], figs["sd"] = np.array([30.0]), np.array([12.0])
+    assert t.distance(figs)[0] == 0.0
+    figs["P(>60)"] = np.array([0.10])  # 5 points above the bound: one unit of distance
+    assert t.distance(figs)[0] == pytest.approx(1.0)
+    figs["mean"] = np.array([np.nan])  # an unwinnable board is infinitely far
+    assert t.distance(figs)[0] == np.inf

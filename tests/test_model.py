@@ -140,8 +140,6 @@ def test_roll_level_composes_to_turn_level_for_every_rule_combination(board):
         turn = turn_model(board, rules)
         roll = roll_model(board, rules)
         worst = max(worst, np.abs(compose(roll) - turn.matrix.toarray()).max())
-        for model in (turn, roll):
-            np.testing.assert_allclose(np.asarray(model.matrix.sum(axis=1)).ravel(), 1.0, atol=1e-12)
         # expected rolls and landings per turn agree too
         m = roll.matrix.toarray()
         ts = roll.turn_start

@@ -220,6 +220,13 @@ def test_toggle_chart_places_each_case(runs):
     assert groups == ["finish: exact finish, stay", "finish: exact finish, bounce", "finish: no exact finish"]
     with pytest.raises(SnlError):
         plots.plot_toggles([], new_ax())
+    from snlmarkov.report.core import compare_house_rules
+
+    house = compare_house_rules(JUNGLE)
+    ax = plots.plot_toggles(cases + house, new_ax())
+    labels = [t.get_text() for t in ax.get_yticklabels()][::-1]
+    assert labels[12:] == [c.label for c in house] and len(labels) == 18
+    assert [t.get_text() for t in ax.texts if t.get_text() == "house rules"] == ["house rules"]
 
 
 # ------------------------------------------------------------------ jumps

@@ -329,7 +329,9 @@ def test_bump_with_four_players_falls_back_to_monte_carlo() -> None:
     assert np.all(r.standard_error["win_probability"] > 0)
     assert r.standard_error["expected_rounds"] > 0
     low, high = r.confidence_interval("win_probability")
-    assert np.all(low < r.win_probability) and np.all(r.win_probability < high)
+    p = r.win_probability  # the binomial interval, written out independently: p +- z sqrt(p(1-p)/n)
+    np.testing.assert_allclose(high - p, 1.959963984540054 * np.sqrt(p * (1 - p) / 2000), rtol=1e-9)
+    np.testing.assert_allclose(p - low, high - p, rtol=1e-9)
     wide_low, wide_high = r.confidence_interval("win_probability", level=0.999)
     assert np.all(wide_low < low) and np.all(high < wide_high)
     assert r.rounds_distribution.tail_mass == 0.0

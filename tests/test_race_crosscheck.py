@@ -162,6 +162,25 @@ def test_bump_two_players_agree_with_simulation(mode: str) -> None:
     assert_agree(exact, simulated(board, rules, 2, mode, 100_000, 7))
 
 
+#: the published puzzle chain 83 -> 84 -> 97 on the jungle board
+PUZZLE = Board(100, {**Board.builtin().jumps, 83: 84, 84: 97}, name="puzzle", chain=True)
+
+
+@pytest.mark.parametrize(
+    "board, rules, players, mode",
+    [
+        (PUZZLE, Rules.preset("family").replace(bonus_on_six=True, max_sixes=1, on_cap="restart"), 2, "classic"),
+        (Board.builtin(), Rules.preset("family").replace(jump_after_bounce=False), 2, "last_one_standing"),
+        (PUZZLE, Rules(on_cap="restart", finish="bounce", jump_after_bounce=False), 3, "last_one_standing"),
+    ],
+    ids=["bump-chain-restart", "bump-nojump", "independent-all"],
+)
+def test_house_rule_races_agree_with_simulation(board: Board, rules: Rules, players: int, mode: str) -> None:
+    exact = exact_race(board, rules, players, mode)
+    assert exact.method == ("exact: joint chain (bump)" if rules.bump else "exact: independent players")
+    assert_agree(exact, simulated(board, rules, players, mode, 100_000, 11))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
 def test_bump_three_players_agree_with_simulation(mode: str) -> None:

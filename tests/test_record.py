@@ -93,8 +93,10 @@ def test_board_name_survives_the_round_trip():
 def test_every_event_kind_round_trips():
     forfeit = Game(Board(30), Rules(on_cap="forfeit"), players=1, dice=[6, 6, 6])
     forfeit.take_turn()
+    restart = Game(Board(30), Rules(on_cap="restart"), players=1, dice=[6, 6, 6])
+    restart.take_turn()
     finished = Game(Board(4), Rules(), players=1, dice=[5, 4]).play()
-    log = family_game().log + forfeit.log + finished.log
+    log = family_game().log + forfeit.log + restart.log + finished.log
     assert {e.kind for e in log} == set(EVENT_TYPES)
     for event in log:
         assert event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
@@ -210,7 +212,7 @@ def reference_turn(board: Board, rules: Rules, start: int, rolls: tuple[int, ...
         assert 1 <= r <= (top - 1 if capped and rules.on_cap == "redeal" else top)
         if capped and r == top:
             assert not goes_on
-            return start
+            return 0 if rules.on_cap == "restart" else start
         sixes += r == top
         if waiting:
             if r != top:
@@ -222,13 +224,25 @@ def reference_turn(board: Board, rules: Rules, start: int, rolls: tuple[int, ...
         if square + r > size and rules.finish == "stay":
             assert not goes_on
             return square
-        target = square + r if square + r <= size else (2 * size - square - r if rules.finish == "bounce" else size)
-        square = jumps.get(target, target)
+        bounced = square + r > size and rules.finish == "bounce"
+        target = square + r if square + r <= size else (2 * size - square - r if bounced else size)
+        square = target
+        if not (bounced and not rules.jump_after_bounce):  # a bounce without the jump stays on its square
+            square = jumps.get(target, target)
+            while board.chain and square in jumps:
+                square = jumps[square]
         assert goes_on == (r == top and rules.bonus_on_six and square != size)
     return square
 
 
-BOARDS = [Board.builtin(), Board.builtin("milton_bradley"), Board(12, {4: 9, 11: 2}), Board(8, {7: 3}), Board(6)]
+BOARDS = [
+    Board.builtin(),
+    Board.builtin("milton_bradley"),
+    Board(12, {4: 9, 11: 2}),
+    Board(8, {7: 3}),
+    Board(6),
+    Board(12, {2: 6, 6: 9, 9: 3, 11: 6}, chain=True),
+]
 
 
 @st.composite
@@ -239,11 +253,12 @@ def games(draw):
         finish=draw(st.sampled_from(["stay", "bounce", "none"])),
         bonus_on_six=draw(st.booleans()),
         max_sixes=draw(st.sampled_from([None, 1, 2, 3])),
-        on_cap=draw(st.sampled_from(["redeal", "forfeit"])),
+        on_cap=draw(st.sampled_from(["redeal", "forfeit", "restart"])),
         start_on_six=draw(st.booleans()),
         bump=draw(st.booleans()),
         bump_to=draw(st.integers(1, 5)),
         faces=faces,
+        jump_after_bounce=draw(st.booleans()),
     )
     players = draw(st.integers(1, 4))
     mode = draw(st.sampled_from(["classic", "last_one_standing"]))
@@ -298,6 +313,7 @@ def test_event_registry_is_complete():
         "bonus_roll",
         "cap_reached",
         "forfeit",
+        "restart",
         "bump",
         "skip",
         "finish",

@@ -38,6 +38,7 @@ FIGURES = [
     "race_wins",
     "race_places",
     "crosscheck",
+    "odds",
 ]
 SVGS = ["board", "lengths", "toggles", "jump_effects", "race_wins", "crosscheck"]
 
@@ -86,6 +87,36 @@ def test_toggle_cases_follow_hand_derived_values():
     # six to start, the top face (2) enters and one more roll moves from 0: the turn from 0 stays
     # on 0 w.p. 1/2, ends on 1 w.p. 1/4, finishes w.p. 1/4, so E0 = 1 + E0 / 2 + E1 / 4, E0 = 3
     assert cases[("stay", False, True)].expected_turns == pytest.approx(3.0, abs=1e-12)
+
+
+def test_house_rule_cases_show_each_new_rule():
+    from fractions import Fraction
+
+    from snlmarkov import exact_expected_turns
+    from snlmarkov.report.core import PUZZLE_CHAIN, compare_house_rules
+
+    cases = compare_house_rules(JUNGLE)
+    assert len(cases) == 6 and all(c.variant for c in cases)
+    app = Rules.preset("app")
+    chained = Board(100, {**JUNGLE.jumps, **PUZZLE_CHAIN}, chain=True)
+    want = [
+        (JUNGLE, app),
+        (JUNGLE, app.replace(on_cap="restart")),
+        (JUNGLE, app.replace(finish="bounce")),
+        (JUNGLE, app.replace(finish="bounce", jump_after_bounce=False)),
+        (chained, app),
+        (chained, app.replace(on_cap="restart", finish="bounce", jump_after_bounce=False)),
+    ]
+    for case, (board, rules) in zip(cases, want):
+        assert case.rules == rules
+        exact = exact_expected_turns(board, rules)
+        assert isinstance(exact, Fraction)
+        assert case.expected_turns == pytest.approx(float(exact), rel=1e-12), case.label
+    assert cases[0].expected_turns == pytest.approx(55.614784073828, abs=1e-9)
+    # on a board of 2 squares only the base case and (with a cap) the restart fit
+    small = compare_house_rules(Board(2), Rules.preset("plain").replace(faces=2, bonus_on_six=True, max_sixes=1))
+    assert [c.rules.on_cap for c in small][:2] == ["redeal", "restart"] and len(small) == 4
+    assert ToggleCase("stay", True, False, Rules(), 1.0, 1.0, 1, variant="x").to_dict()["variant"] == "x"
 
 
 def test_toggle_case_validates():
@@ -208,6 +239,7 @@ def test_summary_json_holds_the_exact_figures(two_runs):
         assert s["p90_turns"] == a.length.ppf(0.9)
     assert data["presets"]["app"]["expected_turns"] == pytest.approx(55.614784073828, abs=1e-9)
     assert len(data["toggles"]["cases"]) == 12
+    assert [c["rules"]["on_cap"] for c in data["toggles"]["house_rules"]][:2] == ["redeal", "restart"]
     effects = data["jump_effects"]["app"]
     assert [e["difference"] for e in effects] == sorted(e["difference"] for e in effects)
     assert (effects[0]["start"], effects[0]["end"]) == (28, 84)
@@ -238,8 +270,8 @@ def test_summary_json_crosscheck(two_runs):
     report, _, _ = two_runs
     check = report.summary["crosscheck"]
     assert check["games"] == GAMES and check["seed"] == SEED
-    assert check["passed"] in (True, False)
-    assert check["verdict"].startswith("PASSED" if check["passed"] else "FAILED")
+    assert check["passed"] is True  # a correct model at the report's alpha, with this fixed seed
+    assert check["verdict"].startswith("PASSED")
     assert [c["name"] for c in check["checks"]] == ["mean turns", "mean rolls", "turn distribution", "landings"]
     assert check["exact_mean_turns"] == pytest.approx(55.614784073828, abs=1e-9)
     # the exact model is right, so at the report's alpha it passes with this seed
@@ -297,7 +329,7 @@ def test_committed_figures_match_the_code(two_runs):
     fresh = json.loads(json.dumps(dict(two_runs[0].summary)))
     assert sorted(committed["files"]) == sorted(fresh["files"])
     assert sorted(p.name for p in committed_dir.iterdir()) == sorted(fresh["files"])
-    for section in ("board", "presets", "toggles", "jump_effects", "race", "race_family_two_players"):
+    for section in ("board", "presets", "toggles", "jump_effects", "race", "race_family_two_players", "odds_game"):
         assert_close(committed[section], fresh[section], section)
     assert committed["crosscheck"]["passed"] is True
     assert committed["crosscheck"]["games"] == 100_000

@@ -76,3 +76,19 @@ def test_bad_streams_executors_seeds_and_merges_are_refused():
 def test_the_progress_bar_counts_every_game(capsys):
     snl.simulate(snl.Board.builtin(), snl.Rules(), 2000, rng=1, streams=4, progress=True)
     assert "2000/2000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_summaries_of_streams_merge_exactly_whatever_runs_them(players):
+    from snlmarkov.sim.summary import SimulationSummary
+
+    board, rules = snl.Board.builtin(), snl.Rules()
+    kw = dict(players=players, rng=8, keep="summary")
+    serial = snl.simulate(board, rules, 2000, streams=5, **kw)
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = snl.simulate(board, rules, 2000, executor=pool, streams=5, **kw)
+    games = SimulationSummary.of(snl.simulate(board, rules, 2000, streams=5, players=players, rng=8))
+    for s in (pooled, games):
+        assert s.games == serial.games == 2000
+        for name in ("turns_hist", "rolls_hist", "rounds_hist", "place_counts", "wins", "landings"):
+            np.testing.assert_array_equal(getattr(s, name), getattr(serial, name), err_msg=name)

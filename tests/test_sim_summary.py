@@ -118,6 +118,7 @@ def test_a_billion_games_pass_the_memory_check_only_as_a_summary():
         _checked(JUNGLE, Rules(), 10**9, 4, "classic", 100_000, "games")
 
 
-def test_summary_with_streams_is_refused_for_now():
-    with pytest.raises(GameError, match="executor or streams"):
-        simulate(JUNGLE, Rules(), 10, rng=1, keep="summary", streams=2)
+def test_summary_with_streams_summarises_each_stream_and_merges():
+    # (streams and executors themselves are tested in tests/test_sim_parallel.py)
+    s = simulate(JUNGLE, Rules(), 10, rng=1, keep="summary", streams=2)
+    assert s.games == 10 and int(s.turns_hist.sum()) == 10

@@ -21,7 +21,7 @@ from scipy import stats
 
 from snlmarkov import Board, BoardError, Game, GameError, RuleError, Rules
 from snlmarkov.errors import UnwinnableBoardError
-from snlmarkov.game.events import Move, Roll
+from snlmarkov.game.events import Ladder, Move, Roll, Snake
 from snlmarkov.sim.core import MODES, SimulationResult, simulate
 from snlmarkov.sim.multi import play_multi
 from snlmarkov.sim.solo import play_solo
@@ -46,18 +46,26 @@ def ref_turn(board, rules, pos, die):
         rolls += 1
         if capped and rules.on_cap == "forfeit" and k == faces:
             return start, rolls, land
+        if capped and rules.on_cap == "restart" and k == faces:
+            return 0, rolls, land
         if not entered:
             if k != faces:
                 return pos, rolls, land
             entered, sixes = True, sixes + 1
             continue
         target = pos + k
+        bounced = target > size and rules.finish == "bounce"
         if target > size:
             if rules.finish == "stay":
                 return pos, rolls, land
             target = 2 * size - target if rules.finish == "bounce" else size
         land.append(target)
-        pos = jumps.get(target, target)
+        pos = target
+        if not (bounced and not rules.jump_after_bounce):
+            pos = jumps.get(target, target)
+            while board.chain and pos in jumps:  # a chained jump: it lands there too
+                land.append(pos)
+                pos = jumps[pos]
         if pos == size or not (k == faces and rules.bonus_on_six):
             return pos, rolls, land
         sixes += 1
@@ -219,6 +227,69 @@ def every_rule_set(faces=(6,)):
         yield Rules(finish=finish, bonus_on_six=bonus, max_sixes=cap, on_cap=on_cap, start_on_six=six, faces=f)
 
 
+def house_rule_sets(faces=(6,)):
+    """The combinations the house rules of issue 11 add: restart, and no jump after a bounce."""
+    for finish, bonus, cap, on_cap, six, jab, f in itertools.product(
+        ("stay", "bounce", "none"),
+        (False, True),
+        (None, 1, 2),
+        ("redeal", "forfeit", "restart"),
+        (False, True),
+        (True, False),
+        faces,
+    ):
+        if (on_cap != "restart" and jab) or (not jab and finish != "bounce") or (cap is None and on_cap != "redeal"):
+            continue
+        yield Rules(
+            finish=finish,
+            bonus_on_six=bonus,
+            max_sixes=cap,
+            on_cap=on_cap,
+            start_on_six=six,
+            faces=f,
+            jump_after_bounce=jab,
+        )
+
+
+#: a chained board: 2 -> 5 -> 1 and 6 -> 2 -> 5 -> 1 (bounce lands on 6 and 5)
+CHAINED7 = Board(7, {2: 5, 5: 1, 6: 2}, chain=True)
+CHAINED6 = Board(6, {1: 4, 4: 2, 5: 3}, chain=True)
+
+
+def test_house_rule_tables_match_reference_exactly():
+    checked = 0
+    for board in (CHAINED7, Board(7, {2: 5, 6: 1})):
+        for rules in itertools.chain(house_rule_sets(), every_rule_set() if board.chain else ()):
+            if rules.bonus_on_six and rules.max_sixes is None:
+                continue
+            table = turn_table(board, rules)
+            for pos in range(board.size):
+                assert table_turn_dist(table, pos) == ref_turn_dist(board, rules, pos), (board, rules, pos)
+            checked += 1
+    assert checked == 2 * 50 + 54
+
+
+def test_house_rule_roll_tables_match_reference_exactly():
+    for rules in itertools.chain(house_rule_sets(faces=(4,)), every_rule_set(faces=(4,))):
+        for rolls in (1, 2):
+            table = turn_table(CHAINED6, rules, rolls=rolls)
+            steps = 12 // rolls
+            for pos in range(CHAINED6.size):
+                want = ref_turn_dist(CHAINED6, rules, pos, steps * rolls)
+                assert table_turn_dist(table, pos, steps) == want, (rules, pos)
+        one = roll_table(CHAINED6, rules, 1)
+        for pos in range(CHAINED6.size):
+            assert table_turn_dist(one, pos, 12) == ref_turn_dist(CHAINED6, rules, pos, 12), (rules, pos)
+        many = roll_table(CHAINED6, rules, 2)
+        for e in range(0, many.entries, 7):
+            state, code = divmod(e, many.codes)
+            if state % (CHAINED6.size + 1) == CHAINED6.size and state != CHAINED6.size:
+                continue
+            want = walk(one, rules, state, code, 2)
+            assert many.turns[e] == want["turns"] and many.rolls[e] == want["rolls"], (rules, state, code)
+            assert [int(x) for x in many.land[:, e] if x != CHAINED6.size + 1] == want["land"]
+
+
 @pytest.mark.parametrize("board", [Board(7, {2: 5, 6: 1}), Board(6, {1: 4, 5: 2})], ids=["b7", "b6"])
 def test_whole_turn_tables_match_reference_exactly(board):
     checked = 0
@@ -342,12 +413,17 @@ def decode(rules, code, rolls):
         FAMILY.replace(bump=False),
         Rules(on_cap="forfeit", start_on_six=True),
         Rules(finish="none", max_sixes=1),
+        Rules(on_cap="restart", max_sixes=1, start_on_six=True),
+        Rules(finish="bounce", jump_after_bounce=False, on_cap="restart"),
     ],
-    ids=["app", "plain", "family", "forfeit-six", "none-cap1"],
+    ids=["app", "plain", "family", "forfeit-six", "none-cap1", "restart-six", "bounce-nojump-restart"],
 )
-@pytest.mark.parametrize("name", ["jungle", "milton_bradley"])
+@pytest.mark.parametrize("name", ["jungle", "milton_bradley", "puzzle"])
 def test_tables_agree_with_the_game_engine_turn_by_turn(rules, name):
-    board = Board.builtin(name)
+    if name == "puzzle":  # the published chain 83 -> 84 -> 97 on the jungle board
+        board = Board(100, {**Board.builtin().jumps, 83: 84, 84: 97}, chain=True)
+    else:
+        board = Board.builtin(name)
     table = turn_table(board, rules)
     assert table.phases == 1
     rng = np.random.default_rng(11)
@@ -364,7 +440,13 @@ def test_tables_agree_with_the_game_engine_turn_by_turn(rules, name):
             state = int(table.next[e])
             assert game.positions == (state,)
             assert sum(isinstance(ev, Roll) for ev in events) == table.rolls[e]
-            landed = [ev.end for ev in events if isinstance(ev, Move)]
+            # landed on: each move's square, and each later jump of a chain
+            landed = [
+                ev.end if isinstance(ev, Move) else ev.start
+                for i, ev in enumerate(events)
+                if isinstance(ev, Move)
+                or (isinstance(ev, (Ladder, Snake)) and isinstance(events[i - 1], (Ladder, Snake)))
+            ]
             assert landed == [int(x) for x in table.land[:, e] if x != board.size + 1]
 
 

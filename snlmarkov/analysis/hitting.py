@@ -34,7 +34,8 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     """``P(a roll ever lands on t)`` for every square ``t``, starting from 0.
 
     "Lands" is as for landing counts: the square a roll reaches before a jump
-    acts, bounce targets and mid-turn landings included.
+    acts, bounce targets and mid-turn landings included, and on a chained
+    board every square of the chain where a jump acts.
 
     Method. Let ``E_t`` be the roll transitions ``s -> y`` (probability
     ``p``) that land on ``t``. Avoiding ``t`` is the chain without them; by
@@ -98,8 +99,10 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     occ = BlockLU(a).solve_transposed(e0)  # G[x0, :]
 
     # the landing transitions, grouped by target
-    keep = (pos[tr.src] >= 0) & (tr.landing >= 0)
-    src, tgt, prob, land = pos[tr.src[keep]], pos[tr.tgt[keep]], tr.prob[keep], tr.landing[keep]
+    at, on = tr.landed_at, tr.landed_on  # every landing, chained jumps included
+    keep = pos[tr.src[at]] >= 0
+    at, on = at[keep], on[keep]
+    src, tgt, prob, land = pos[tr.src[at]], pos[tr.tgt[at]], tr.prob[at], on
     order = np.argsort(land, kind="stable")
     src, tgt, prob, land = src[order], tgt[order], prob[order], land[order]
     bounds = np.searchsorted(land, np.arange(n_sq + 2))

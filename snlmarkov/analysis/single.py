@@ -89,10 +89,12 @@ class Analysis:
         counts); it sums to ``expected_turns``.
     landings : numpy.ndarray
         Expected number of rolls landing on each square (before a jump acts;
-        mid-turn landings and bounce targets included). Computed on first
+        mid-turn landings and bounce targets included; on a chained board
+        every square of the chain where a jump acts). Computed on first
         access.
     jump_uses : Mapping[int, float]
-        Expected uses of each jump per game, by jump start (on first access).
+        Expected uses of each jump per game, by jump start (every jump of a
+        chain taken counts; computed on first access).
     tail : float
         Tail mass bound used for ``length``.
 
@@ -231,7 +233,7 @@ class Analysis:
         for start, end in self.board.jumps.items():
             jumps = dict(self.board.jumps)
             del jumps[start]
-            without = expected_turns(Board(self.board.size, jumps), self.rules)
+            without = expected_turns(Board(self.board.size, jumps, chain=self.board.chain), self.rules)
             out.append(
                 JumpEffect(
                     start=start,

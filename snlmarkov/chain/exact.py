@@ -28,19 +28,29 @@ def _outcomes(board: Board, rules: Rules, dest: dict, origin: int, cur: int, six
     faces = range(1, f) if capped and rules.on_cap == "redeal" else range(1, f + 1)
     share = Fraction(1, f - 1) if capped and rules.on_cap == "redeal" else Fraction(1, f)
     for k in faces:
-        if capped and k == f:  # forfeit: the whole turn is void
-            out.append((share, False, origin))
+        if capped and k == f:  # forfeit: the whole turn is void; restart: back to square 0
+            out.append((share, False, 0 if rules.on_cap == "restart" else origin))
             continue
         t = cur + k
+        bounced = False
         if t > n:
             if rules.finish == "stay":
                 out.append((share, False, cur))
                 continue
-            t = 2 * n - t if rules.finish == "bounce" else n
-        q = dest.get(t, t)
+            bounced = rules.finish == "bounce"
+            t = 2 * n - t if bounced else n
+        q = t if bounced and not rules.jump_after_bounce else _follow(board, dest, t)
         bonus = k == f and rules.bonus_on_six and not capped and q != n
         out.append((share, bonus, q))
     return out
+
+
+def _follow(board: Board, dest: dict, t: int) -> int:
+    """Where a token that lands on ``t`` stays: every jump of a chain taken."""
+    q = dest.get(t, t)
+    while board.chain and q in dest:
+        q = dest[q]
+    return q
 
 
 def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction]:

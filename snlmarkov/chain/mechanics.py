@@ -19,7 +19,17 @@ import numpy as np
 from ..board import Board
 from ..rules import Rules
 
-__all__ = ["RollOutcomes", "RollSlots", "RollStory", "one_roll", "roll_slots", "roll_story", "index_dtype"]
+__all__ = [
+    "RollOutcomes",
+    "RollSlots",
+    "RollStory",
+    "one_roll",
+    "roll_slots",
+    "roll_story",
+    "index_dtype",
+    "chain_landings",
+    "all_landings",
+]
 
 
 def index_dtype(*bounds: int) -> type[np.signedinteger[Any]]:
@@ -48,7 +58,9 @@ class RollOutcomes:
     landing : ndarray of int
         The square the roll lands on before a jump acts, or -1 when the
         roll lands nowhere (failed or successful entry, overshoot under
-        ``stay``, a six voided by ``forfeit``).
+        ``stay``, a six voided by ``forfeit`` or sent home by ``restart``).
+        On a chained board the later squares of the chain where a jump acts
+        are landed on too: :func:`all_landings` lists them.
     square : ndarray of int
         Where the token is after the roll (jump applied).
     cont : ndarray of bool
@@ -77,8 +89,8 @@ class RollSlots:
 
     The flags say which rule acted, for :func:`roll_story` (the event log a
     roll produces): ``capped`` and ``entering`` per state, ``overshoot``
-    (``stay`` kept the token), ``bounced`` and ``void`` (``forfeit``) per
-    slot.
+    (``stay`` kept the token), ``bounced``, ``void`` (``forfeit``) and
+    ``restarted`` (``restart``: back to square 0) per slot.
     """
 
     prob: np.ndarray
@@ -90,6 +102,7 @@ class RollSlots:
     overshoot: np.ndarray
     bounced: np.ndarray
     void: np.ndarray
+    restarted: np.ndarray
 
     @property
     def valid(self) -> np.ndarray:
@@ -133,6 +146,7 @@ def roll_slots(
     capped = np.zeros(b, dtype=bool) if rules.max_sixes is None else sixes >= rules.max_sixes
     redeal = capped & (rules.on_cap == "redeal")
     void = capped & (rules.on_cap == "forfeit")
+    home = capped & (rules.on_cap == "restart")
 
     prob = np.full((b, f), 1.0 / f)
     if redeal.any():
@@ -151,6 +165,8 @@ def roll_slots(
         t[stay] = -1
     landing = t
     square = dest[np.maximum(t, 0)]
+    if rules.finish == "bounce" and not rules.jump_after_bounce:
+        np.copyto(square, t, where=over)  # the token stays on the bounce square, jump or not
     if rules.finish == "stay":
         np.copyto(square, cur[:, None], where=stay)
     cont = np.zeros((b, f), dtype=bool)
@@ -163,6 +179,12 @@ def roll_slots(
         square[void, f - 1] = np.asarray(origin, dtype=itype)[void]
         cont[void, f - 1] = False
         voided[void, f - 1] = True
+    restarted = np.zeros((b, f), dtype=bool)
+    if home.any():  # restart: a six at the cap ends the turn, the token back on 0; it lands nowhere
+        landing[home, f - 1] = -1
+        square[home, f - 1] = 0
+        cont[home, f - 1] = False
+        restarted[home, f - 1] = True
     entering = np.zeros(b, dtype=bool)
     if rules.start_on_six:
         entering = (cur == 0) & (sixes == 0)
@@ -172,7 +194,7 @@ def roll_slots(
             square[entering] = 0
             cont[entering] = False
             cont[entering, f - 1] = True
-    return RollSlots(prob, landing, square, cont, capped, entering, stay, bounced, voided)
+    return RollSlots(prob, landing, square, cont, capped, entering, stay, bounced, voided, restarted)
 
 
 def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray) -> RollOutcomes:
@@ -208,8 +230,10 @@ class RollStory:
         The events the roll produces, in order, as plain data without
         ``seat`` and ``turn`` (the vocabulary of ``snlmarkov.game.events``):
         ``cap_reached``, ``roll``, then ``enter`` / ``failed_enter`` /
-        ``forfeit`` / ``overshoot`` / ``bounce`` + ``move`` / ``move``, each
-        jump taken (``ladder`` / ``snake``), and ``bonus_roll``.
+        ``forfeit`` / ``restart`` / ``overshoot`` / ``bounce`` + ``move`` /
+        ``move``, each jump taken (``ladder`` / ``snake``; every jump of a
+        chain, none after a bounce when ``jump_after_bounce`` is off), and
+        ``bonus_roll``.
     square : int
         Where the token is after the roll.
     cont : bool
@@ -259,6 +283,9 @@ def roll_story(
     if s.void[0, j]:
         steps.append({"kind": "forfeit", "back_to": square})
         return RollStory(prob, tuple(steps), square, cont)
+    if s.restarted[0, j]:
+        steps.append({"kind": "restart", "from_square": int(cur)})
+        return RollStory(prob, tuple(steps), square, cont)
     if s.overshoot[0, j]:
         steps.append({"kind": "overshoot", "square": int(cur), "value": int(face)})
         return RollStory(prob, tuple(steps), square, cont)
@@ -275,3 +302,67 @@ def roll_story(
     if cont:
         steps.append({"kind": "bonus_roll"})
     return RollStory(prob, tuple(steps), square, cont)
+
+
+def chain_landings(board: Board) -> list[np.ndarray]:
+    """The squares landed on after the first when a chain of jumps is followed.
+
+    ``extra[d][t]`` is the square where jump ``d + 2`` of the chain starting
+    on ``t`` acts (it counts as landed on), or -1. Empty unless the board
+    chains and some jump ends on another jump's start.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> [e.tolist() for e in chain_landings(Board(6, {1: 3, 3: 5, 5: 2}, chain=True))]
+    [[-1, 3, -1, 5, -1, -1, -1], [-1, 5, -1, -1, -1, -1, -1]]
+    """
+    if not board.chain:
+        return []
+    step = np.full(board.size + 1, -1, dtype=np.int64)  # the next jump start along a chain, or -1
+    for start, end in board.jumps.items():
+        if end in board.jumps:
+            step[start] = end
+    extra = []
+    cur = step.copy()
+    while (cur >= 0).any():
+        extra.append(cur)
+        cur = np.where(cur >= 0, step[np.maximum(cur, 0)], -1)
+    return extra
+
+
+def all_landings(
+    board: Board, landing: np.ndarray, square: np.ndarray, extra: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every square each roll outcome lands on: ``(outcome index, square)`` pairs.
+
+    ``landing`` and ``square`` are flat arrays of outcomes (as in
+    :class:`RollOutcomes`). An outcome lands on its ``landing`` (when it is
+    not -1) and, when a jump acted there on a chained board, on every later
+    square of the chain where a jump acts. ``extra`` is
+    :func:`chain_landings` (pass it to save recomputing it).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board
+    >>> b = Board(6, {1: 3, 3: 5}, chain=True)
+    >>> idx, sq = all_landings(b, np.array([1, 3, -1, 1]), np.array([5, 5, 0, 1]))
+    >>> idx.tolist(), sq.tolist()   # the last outcome landed on 1 but no jump acted
+    ([0, 1, 3, 0], [1, 3, 1, 3])
+    """
+    landing = np.asarray(landing)
+    square = np.asarray(square)
+    hit = np.flatnonzero(landing >= 0)
+    idx, sq = [hit], [landing[hit]]
+    extra = chain_landings(board) if extra is None else extra
+    if extra:
+        jumped = hit[square[hit] != landing[hit]]  # a jump acted: the chain was followed
+        for later in extra:
+            more = later[landing[jumped]]
+            keep = more >= 0
+            jumped, more = jumped[keep], more[keep]
+            if not jumped.size:
+                break
+            idx.append(jumped)
+            sq.append(more)
+    return np.concatenate(idx), np.concatenate(sq).astype(landing.dtype, copy=False)

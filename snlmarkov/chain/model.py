@@ -3,7 +3,8 @@
 :func:`turn_model` gives the ``(N+1) x (N+1)`` matrix whose row ``p`` is the
 exact distribution of the square where a turn that begins on ``p`` ends. It
 follows every sequence of rolls a turn can hold (bonus sixes, the cap under
-``redeal`` or ``forfeit``, the finish rule, six to start), weighting each by
+``redeal``, ``forfeit`` or ``restart``, the finish rule and whether a jump
+acts after a bounce, six to start, chained jumps), weighting each by
 its probability: it is built by construction, not by sampling.
 
 :func:`roll_model` gives the finer chain with one step per die roll, whose
@@ -30,7 +31,7 @@ from ..board import Board
 from ..errors import ModelError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
-from .mechanics import index_dtype, one_roll, roll_slots
+from .mechanics import all_landings, chain_landings, index_dtype, one_roll, roll_slots
 
 __all__ = [
     "TransitionModel",
@@ -384,6 +385,7 @@ def _turn_rows(
     n, f = board.size, rules.faces
     itype = index_dtype(n + 2 * f + 2)
     dest = board.destination().astype(itype)
+    chained = chain_landings(board) if (landings or landing_weights is not None) else []
     no_cap = rules.max_sixes is None
     if no_cap:  # levels until a run of sixes is rarer than NO_CAP_MASS
         depth = 1
@@ -421,13 +423,24 @@ def _turn_rows(
             if landing_weights is not None:
                 hit = (s.landing >= 0) & (w > 0)
                 rows_w = landing_weights[lo:hi][live]
-                land_sum += np.bincount(s.landing[hit], weights=(rows_w[:, None] * w)[hit], minlength=n + 1)
+                ww = rows_w[:, None] * w
+                if chained:  # a chain of jumps lands on every square where one acts
+                    at_w, sq_w = all_landings(board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
+                    land_sum += np.bincount(sq_w, weights=ww.ravel()[at_w], minlength=n + 1)
+                else:
+                    land_sum += np.bincount(s.landing[hit], weights=ww[hit], minlength=n + 1)
             if landings:
                 hit = (s.landing >= 0) & (w > 0)
                 rows_l = np.arange(lo, hi, dtype=itype)[live]
-                land_r.append(np.broadcast_to(rows_l[:, None], hit.shape)[hit])
-                land_c.append(s.landing[hit])
-                land_v.append(w[hit])
+                if chained:  # a chain of jumps lands on every square where one acts
+                    at, sq_l = all_landings(board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
+                    land_r.append(rows_l[at // f])
+                    land_c.append(sq_l)
+                    land_v.append(w.ravel()[at])
+                else:
+                    land_r.append(np.broadcast_to(rows_l[:, None], hit.shape)[hit])
+                    land_c.append(s.landing[hit])
+                    land_v.append(w[hit])
             if no_cap and len(levels) >= depth:
                 break  # cut runs of sixes rarer than NO_CAP_MASS
             keep = s.cont[:, f - 1]  # only the six (entering six included) continues a turn
@@ -559,6 +572,9 @@ class RollTransitions:
     ``src -> tgt`` with probability ``prob``; ``landing`` is the square the
     roll lands on before a jump acts, or -1. States are numbered as in
     :func:`roll_model`; the absorbing state is ``size`` and has no entries.
+    ``landed_at`` and ``landed_on`` list every landing as pairs (entry
+    index, square): the ``landing`` of each entry that has one and, on a
+    chained board, every later square of the chain where a jump acts.
     """
 
     size: int
@@ -567,6 +583,8 @@ class RollTransitions:
     prob: np.ndarray
     landing: np.ndarray
     labels: tuple
+    landed_at: np.ndarray
+    landed_on: np.ndarray
 
 
 def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) -> TransitionModel:
@@ -594,8 +612,8 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     tr = roll_transitions(board, rules)
     size = tr.size
     matrix = sp.csr_matrix((np.append(tr.prob, 1.0), (np.append(tr.src, n), np.append(tr.tgt, n))), shape=(size, size))
-    hit = tr.landing >= 0
-    landings = sp.csr_matrix((tr.prob[hit], (tr.src[hit], tr.landing[hit])), shape=(size, n + 1))
+    at = tr.landed_at
+    landings = sp.csr_matrix((tr.prob[at], (tr.src[at], tr.landed_on)), shape=(size, n + 1))
     rolls = np.ones(size)
     rolls[n] = 0.0
     turn_start = np.zeros(size, dtype=bool)
@@ -667,4 +685,5 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
     labels = tuple(RollState(int(p), 0, int(p) if forfeit else -1) for p in range(n + 1)) + tuple(
         RollState(int(a), int(b), int(c)) for a, b, c in zip(mid_sq, mid_s, mid_o)
     )
-    return RollTransitions(n + 1 + mid_sq.size, src, tgt, out.prob, out.landing, labels)
+    landed_at, landed_on = all_landings(board, out.landing, out.square)
+    return RollTransitions(n + 1 + mid_sq.size, src, tgt, out.prob, out.landing, labels, landed_at, landed_on)

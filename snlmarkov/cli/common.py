@@ -112,7 +112,10 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
         "--board",
         default="jungle",
         metavar="NAME|FILE",
-        help=f"built-in board ({', '.join(BUILTIN_BOARDS)}) or a .toml/.json board file (default: jungle)",
+        help=(
+            f"built-in board ({', '.join(BUILTIN_BOARDS)}) or a .toml/.json board file, "
+            "with chain = true to let jumps chain (default: jungle)"
+        ),
     )
     if rules:
         parser.add_argument(
@@ -126,7 +129,10 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
             action="append",
             default=[],
             metavar="FIELD=VALUE",
-            help="change one rule, e.g. --set finish=bounce --set max_sixes=none (repeatable)",
+            help=(
+                "change one rule, e.g. --set finish=bounce --set max_sixes=none --set on_cap=restart "
+                "--set jump_after_bounce=false (repeatable)"
+            ),
         )
 
 
@@ -161,6 +167,8 @@ def parse_setting(text: str) -> tuple[str, Any]:
     --------
     >>> parse_setting("max_sixes=none"), parse_setting("bump=yes"), parse_setting("finish=bounce")
     (('max_sixes', None), ('bump', True), ('finish', 'bounce'))
+    >>> parse_setting("on_cap=restart"), parse_setting("jump_after_bounce=false")
+    (('on_cap', 'restart'), ('jump_after_bounce', False))
     """
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()

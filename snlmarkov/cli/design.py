@@ -73,6 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-longer", type=_pair, action="append", default=[], metavar="T=P", help="P(length > T) at most P"
     )
     g.add_argument(
+        "--min-longer", type=_pair, action="append", default=[], metavar="T=P", help="P(length > T) at least P"
+    )
+    g.add_argument(
         "--max-advantage",
         type=_pair,
         action="append",
@@ -130,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         max_quantiles=dict(args.max_quantile),
         longer_than=dict(args.longer),
         max_longer_than=dict(args.max_longer),
+        min_longer_than=dict(args.min_longer),
         max_first_seat_advantage=dict(args.max_advantage),
         min_ladder_share=args.min_ladder_share,
         tolerance=args.tolerance,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +92,19 @@ def register(subparsers: Any) -> None:
         help="stop with an error after N turns (default 10000)",
     )
     parser.add_argument("--no-board", action="store_true", help="tell the turns in words without drawing the board")
+    parser.add_argument("--no-odds", action="store_true", help="hide each seat's exact chance of winning")
+    parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="print the game line by line even in a terminal (by default a terminal is redrawn in place)",
+    )
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.4,
+        metavar="SECONDS",
+        help="pause before each automatic turn on the redrawn screen (default 0.4)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -98,44 +112,90 @@ def run(args: argparse.Namespace) -> int:
     """Play one game as ``args`` say; return the exit status (0 done, 1 quit)."""
     from ..game.engine import Game
     from ..game.seats import Seat
-    from ..game.textboard import render
+    from .screen import LineDisplay, ScreenDisplay, use_colour
 
     board, rules = board_from_args(args), rules_from_args(args)
     seats = _seats(args.players, args.names, args.colours)
     if args.max_turns < 1:
         raise GameError(f"--max-turns must be at least 1; got {args.max_turns}")
+    if args.delay < 0 or args.delay > 10:
+        raise GameError(f"--delay must be between 0 and 10 seconds; got {args.delay}")
     game = Game(board, rules, seats, args.mode, rng=args.seed)
     automatic = _automatic(args.ai, seats)  # checked even when unused
     if not sys.stdin.isatty():
         automatic = set(range(len(seats)))
     seats = [Seat(show(s.name), show(s.colour)) for s in seats]  # what is printed: control characters escaped
+    screen = sys.stdout.isatty() and not args.lines
+    display: Any = (
+        ScreenDisplay(board, seats, odds=not args.no_odds, colour=use_colour())
+        if screen
+        else LineDisplay(board, seats, draw_board=not args.no_board, odds=not args.no_odds)
+    )
 
     where = show(board.name) or f"a {board.size}-square board"
-    print(f"Snakes & Ladders on {where}, rules: {rules.preset_name}, mode: {args.mode}")
-    print("Seats: " + ", ".join(_seat_text(i, s, i in automatic) for i, s in enumerate(seats)))
+    title = f"Snakes & Ladders on {where}, rules: {rules.preset_name}, mode: {args.mode}"
+    seats_line = "Seats: " + ", ".join(_seat_text(i, s, i in automatic) for i, s in enumerate(seats))
+    if screen and not args.no_odds:
+        print("Working out the exact odds...", flush=True)
+    odds, why_not = (None, "") if args.no_odds else _odds(board, rules, len(seats), args.mode)
+    display.header([title, seats_line] + ([why_not] if why_not else []))
+    chances = _chances(odds, game, args.mode)
     while not game.is_over:
         if game.total_turns >= args.max_turns:
             raise GameError(f"the game is not over after {args.max_turns} turns (--max-turns)")
         seat, round_now = game.current_seat, game.round
         name, square = seats[seat].name, game.positions[seat]
-        if not args.no_board:
-            print()
-            print(render(board, game.positions, seats))
+        display.before_turn(game, chances)
         if seat not in automatic and not _ready(f"{name} ({seats[seat].colour}), press Enter to roll (q to quit): "):
             print(f"{name} quits: game abandoned after {_turns(game.total_turns)}.")
             return 1
+        if screen and seat in automatic and args.delay:
+            time.sleep(args.delay)
         events = game.take_turn()
-        print(f"Turn {game.total_turns}, round {round_now}: {name} on {square}")
-        for event in events:
-            print(f"  {event.describe(seats[event.seat].name)}.")
-    if not args.no_board:
-        print()
-        print(render(board, game.positions, seats))
+        chances = _chances(odds, game, args.mode)
+        said = [f"{event.describe(seats[event.seat].name)}." for event in events]
+        display.after_turn(f"Turn {game.total_turns}, round {round_now}: {name} on {square}", said, game, chances)
     winner = seats[game.winner]
-    print(f"{winner.name} ({winner.colour}) wins after {_turns(game.turns_taken[game.winner])}.")
+    closing = _story(odds, game.record(), args.mode) if odds is not None else []
+    closing.append(f"{winner.name} ({winner.colour}) wins after {_turns(game.turns_taken[game.winner])}.")
     order = (f"{place}. {seats[i].name} ({seats[i].colour})" for place, i in enumerate(game.finishing_order, 1))
-    print("Finishing order: " + ", ".join(order))
+    closing.append("Finishing order: " + ", ".join(order))
+    display.finish(game, closing)
     return 0
+
+
+def _odds(board: Any, rules: Any, players: int, mode: str) -> tuple[Any, str]:
+    """Exact odds for the game, or None and why they are not shown."""
+    from ..races.core import EXACT_JOINT_PLAYERS
+    from ..races.odds import Odds
+
+    if rules.bump and players > EXACT_JOINT_PLAYERS:
+        return None, f"(no live odds: exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players)"
+    return Odds(board, rules, players=players, mode=mode), ""
+
+
+def _chances(odds: Any, game: Any, mode: str) -> Any:
+    """Each seat's chance of the best place still open (the win in classic), or None without odds."""
+    if odds is None:
+        return None
+    state = game.state
+    places = odds.place_probability(state)
+    if mode == "classic" or state.is_over(game.board, mode):
+        return places[:, 0]
+    return places[:, len(state.places)]
+
+
+def _story(odds: Any, record: Any, mode: str) -> list[str]:
+    """The game's story in a line or two: the turns that cost and gave the most (the final finish aside)."""
+    swings = odds.swings(record, top=max(len(record.turns()), 1))
+    if not swings:
+        return []
+    worse = (lambda s: s.change < 0) if mode == "classic" else (lambda s: s.change > 0)
+    lines = []
+    for pick in (next((s for s in swings if worse(s)), None), next((s for s in swings if not worse(s)), None)):
+        if pick is not None and abs(pick.change) >= (0.01 if mode == "classic" else 0.05):
+            lines.append(show(f"Story: {pick.story(mode)}."))  # the names come from the record, unescaped
+    return lines
 
 
 def _seats(players: int | None, names: Sequence[str] | None, colours: Sequence[str] | None) -> list[Seat]:

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
-from ..errors import DiceError, GameError
-from ..limits import check_rng
+from ..errors import DiceError, GameError, LimitError
+from ..limits import MAX_RECORD_BOARD_SIZE, check_rng
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -47,6 +47,7 @@ from .events import (
     Ladder,
     Move,
     Overshoot,
+    Restart,
     Roll,
     Skip,
     Snake,
@@ -109,7 +110,9 @@ class Game:
     (six to start) is a roll and counts towards the cap; a roll that reaches
     the finish, or overshoots it under ``stay``, ends the turn even on a six;
     ``forfeit`` sends the token back to where the turn began (voiding an entry
-    made in that turn); only the final square of a turn can cause a bump, and
+    made in that turn) and ``restart`` to square 0; on a chained board every
+    jump of the chain is taken and logged, one event each; with
+    ``jump_after_bounce`` off the bounce square's jump is not taken; only the final square of a turn can cause a bump, and
     the bump applies however the turn ended (including a token that stayed,
     or was sent back by ``forfeit``, on a square another token holds, and a
     token on ``bump_to`` joined there by another: it is placed on ``bump_to``
@@ -152,6 +155,11 @@ class Game:
         if not isinstance(rules, Rules):
             raise GameError(f"rules must be a Rules; got {type(rules).__name__}")
         rules.check_board(board)
+        if board.size > MAX_RECORD_BOARD_SIZE:
+            raise LimitError(
+                f"a game is played on boards of at most {MAX_RECORD_BOARD_SIZE:,} squares (its record must fit "
+                f"snlmarkov.limits.MAX_RECORD_BOARD_SIZE); this board has {board.size:,}"
+            )
         if mode not in MODES:
             raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
         if dice is not None and rng is not None:
@@ -161,7 +169,7 @@ class Game:
         self._mode = mode
         self._seats = _make_seats(players)
         check_winnable(board, rules, len(self._seats) > 1)
-        self._dest = board.destination().tolist()
+        self._jumps = dict(board.jumps)
         if dice is None:
             self._rng: np.random.Generator | None = check_rng(rng)
             self._script: Iterator[Any] | None = None
@@ -488,7 +496,7 @@ class Game:
 
     def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:
         """Make every roll of one turn; return the square where it ends (before any bump)."""
-        rules, size, dest = self._rules, self._board.size, self._dest
+        rules, size, jumps, chain = self._rules, self._board.size, self._jumps, self._board.chain
         top = rules.faces
         start = position = self._positions[seat]
         needs_six = rules.start_on_six and position == 0
@@ -500,7 +508,10 @@ class Game:
             value = self._roll(seat, turn, redeal=capped and rules.on_cap == "redeal", sixes=sixes)
             events.append(Roll(seat=seat, turn=turn, value=value, capped=capped))
             six = value == top
-            if six and capped:  # only under forfeit: a redealt roll is never a six
+            if six and capped:  # only under forfeit or restart: a redealt roll is never a six
+                if rules.on_cap == "restart":
+                    events.append(Restart(seat=seat, turn=turn, from_square=position))
+                    return 0
                 events.append(Forfeit(seat=seat, turn=turn, back_to=start))
                 return start
             sixes += six
@@ -512,21 +523,27 @@ class Game:
                 needs_six = False
                 continue
             target = position + value
+            bounced = False
             if target > size:
                 if rules.finish == "stay":
                     events.append(Overshoot(seat=seat, turn=turn, square=position, value=value))
                     return position
                 if rules.finish == "bounce":
                     target = 2 * size - target
+                    bounced = True
                     events.append(Bounce(seat=seat, turn=turn, target=target))
                 else:
                     target = size
             events.append(Move(seat=seat, turn=turn, start=position, end=target))
-            position = dest[target]
-            if position > target:
-                events.append(Ladder(seat=seat, turn=turn, start=target, end=position))
-            elif position < target:
-                events.append(Snake(seat=seat, turn=turn, start=target, end=position))
+            position = target
+            if not (bounced and not rules.jump_after_bounce):
+                while position in jumps:  # one jump, or every jump of a chain
+                    end = jumps[position]
+                    kind = Ladder if end > position else Snake
+                    events.append(kind(seat=seat, turn=turn, start=position, end=end))
+                    position = end
+                    if not chain:
+                        break
             if position == size or not (six and rules.bonus_on_six):
                 return position
             events.append(BonusRoll(seat=seat, turn=turn))

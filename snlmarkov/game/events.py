@@ -7,10 +7,12 @@ come in the order they happened:
 
 * a roll: :class:`Roll`, then what it did: :class:`Enter` or
   :class:`FailedEnter` (six to start), :class:`Forfeit` (a six on a capped
-  roll under ``on_cap="forfeit"``), :class:`Overshoot` (``finish="stay"``),
+  roll under ``on_cap="forfeit"``), :class:`Restart` (a six on a capped roll
+  under ``on_cap="restart"``), :class:`Overshoot` (``finish="stay"``),
   or :class:`Bounce` (``finish="bounce"``) followed by :class:`Move`, or just
   :class:`Move`; then :class:`Ladder` or :class:`Snake` if the landing square
-  starts a jump;
+  starts a jump (on a chained board, one event per jump of the chain, in
+  order; none after a bounce when ``jump_after_bounce`` is off);
 * :class:`BonusRoll` when a six earned another roll, and :class:`CapReached`
   just before a roll made after the turn already holds ``max_sixes`` sixes;
 * at the end of the turn, :class:`Bump` if the token ended on an occupied
@@ -59,6 +61,7 @@ __all__ = [
     "BonusRoll",
     "CapReached",
     "Forfeit",
+    "Restart",
     "Bump",
     "Skip",
     "Finish",
@@ -159,7 +162,8 @@ class Roll(Event):
 
     ``capped`` is True when the turn already held ``max_sixes`` sixes: under
     ``on_cap="redeal"`` the value was drawn from ``1..faces-1``; under
-    ``"forfeit"`` a top face voids the turn (a :class:`Forfeit` follows).
+    ``"forfeit"`` a top face voids the turn (a :class:`Forfeit` follows);
+    under ``"restart"`` it sends the token home (a :class:`Restart` follows).
 
     Examples
     --------
@@ -364,6 +368,27 @@ class Forfeit(Event):
 
 
 @dataclass(frozen=True)
+class Restart(Event):
+    """``on_cap="restart"``: a six on the capped roll ends the turn at once
+    and sends the token from ``from_square`` back to square 0, off the board
+    (under six to start it must enter again). The six moves nothing and
+    lands nowhere.
+
+    Examples
+    --------
+    >>> Restart(seat=0, turn=0, from_square=12).describe("Ann")
+    'Ann rolled one six too many: back to the start from 12'
+    """
+
+    kind: ClassVar[str] = "restart"
+
+    from_square: int
+
+    def describe(self, name: str) -> str:
+        return f"{name} rolled one six too many: back to the start from {self.from_square}"
+
+
+@dataclass(frozen=True)
 class Bump(Event):
     """``bump``: the turn ended on ``from_square``, where another token
     stands, so the token is placed on ``to_square`` (``bump_to``; no jump
@@ -455,6 +480,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = types.MappingProxyType(
             BonusRoll,
             CapReached,
             Forfeit,
+            Restart,
             Bump,
             Skip,
             Finish,

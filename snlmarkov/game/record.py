@@ -30,7 +30,21 @@ from ..errors import GameError, LimitError
 from ..limits import MAX_RECORD_BOARD_SIZE, clean_text, format_bytes, limit
 from ..rules import MODES, Rules
 from ..state import GameState
-from .events import Bump, Event, Finish, Forfeit, GameOver, Ladder, Move, Roll, Skip, Snake, _is_int, event_from_dict
+from .events import (
+    Bump,
+    Event,
+    Finish,
+    Forfeit,
+    GameOver,
+    Ladder,
+    Move,
+    Restart,
+    Roll,
+    Skip,
+    Snake,
+    _is_int,
+    event_from_dict,
+)
 from .seats import Seat
 
 __all__ = ["GameRecord", "TurnSummary", "RECORD_FORMAT"]
@@ -59,7 +73,8 @@ class TurnSummary:
         turn model predicts from ``start`` and ``rolls``.
     rolls : tuple of int
         Every roll of the turn in order: failed entry rolls, the entering six,
-        capped rolls (as dealt) and a six voided by ``forfeit`` included;
+        capped rolls (as dealt) and a six voided by ``forfeit`` or sent
+        home by ``restart`` included;
         empty for a skipped turn.
     bumped : bool
         Whether the bump rule placed the token on ``bump_to`` at the end of
@@ -444,9 +459,10 @@ def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -
 
 
 def _summarise(
-    log: tuple[Event, ...], n_seats: int, begin: GameState
+    log: tuple[Event, ...], n_seats: int, begin: GameState | None = None
 ) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
-    """Walk the log turn by turn from ``begin``: the turn summaries, final positions and finishing order."""
+    """Walk the log turn by turn from ``begin`` (by default the beginning): the turn summaries, final positions and finishing order."""
+    begin = GameState.initial(n_seats) if begin is None else begin
     positions = list(begin.positions)
     finished: list[int] = list(begin.places)
     turns: list[TurnSummary] = []
@@ -474,6 +490,8 @@ def _summarise(
                 position = event.end
             elif isinstance(event, Forfeit):
                 position = event.back_to
+            elif isinstance(event, Restart):
+                position = 0
             elif isinstance(event, Bump):
                 before_bump, position = event.from_square, event.to_square
             elif isinstance(event, Finish):

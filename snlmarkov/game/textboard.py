@@ -35,9 +35,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..board import Board
-from ..errors import GameError
+from ..errors import GameError, LimitError
 from ..limits import clean_text
 from .events import _is_int
+
+#: Largest board :func:`render` draws (a 100 x 100 grid).
+MAX_DRAWN_SQUARES = 10_000
 
 __all__ = ["render", "token_symbol"]
 
@@ -99,6 +102,11 @@ def render(board: Board, positions: Sequence[int] = (), seats: Sequence[Any] | N
     if not isinstance(board, Board):
         raise GameError(f"render needs a Board; got {type(board).__name__}")
     size = board.size
+    if size > MAX_DRAWN_SQUARES:
+        raise LimitError(
+            f"the text board draws at most {MAX_DRAWN_SQUARES:,} squares; this board has {size:,} "
+            "(the command line's play takes --no-board)"
+        )
     positions = tuple(positions)
     for i, p in enumerate(positions):
         if not _is_int(p) or not 0 <= p <= size:

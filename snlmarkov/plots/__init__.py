@@ -25,6 +25,7 @@ from .crosscheck import plot_crosscheck
 from .heatmap import plot_board_heatmap, plot_landings, plot_occupancy
 from .jumps import plot_jump_effects
 from .lengths import plot_length_cdf, plot_length_pmf
+from .odds import plot_odds
 from .race import plot_places, plot_win_chances
 from .toggles import plot_toggles
 
@@ -38,6 +39,7 @@ __all__ = [
     "plot_length_cdf",
     "plot_length_pmf",
     "plot_occupancy",
+    "plot_odds",
     "plot_places",
     "plot_toggles",
     "plot_win_chances",

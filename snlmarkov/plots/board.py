@@ -119,7 +119,9 @@ def draw_board(
     ax : matplotlib Axes, optional
         Where to draw; a new figure is made when omitted.
     title : str, optional
-        Defaults to the board's name with its counts of ladders and snakes.
+        Defaults to the board's name with its counts of ladders and snakes
+        (and "jumps chain" on a chained board, whose jumps are each drawn as
+        they are: ``83 -> 84 -> 97`` shows both ladders).
     facecolors : sequence of colours, optional
         One colour per square ``0..N`` (entry 0 is unused); by default a
         chequered board with the finish in gold. :func:`plot_board_heatmap`
@@ -244,6 +246,8 @@ def draw_board(
     if title is None:
         name = board_label(board)
         title = f"{name} board: {_count(len(board.ladders), 'ladder')}, {_count(len(board.snakes), 'snake')}"
+        if board.chain:
+            title += " (jumps chain)"
     ax.set_title(title)
     if legend and board.jumps:
         add_jump_legend(ax)

@@ -11,6 +11,11 @@ from ._common import SERIES_COLOURS, new_axes
 __all__ = ["plot_toggles"]
 
 _FINISH_WORDS = {"stay": "exact finish, stay", "bounce": "exact finish, bounce", "none": "no exact finish"}
+_HOUSE = "\0house"  # the group of the house-rule variants (no finish rule is called that)
+
+
+def _group(case: Any) -> str:
+    return _HOUSE if getattr(case, "variant", "") else str(case.finish)
 
 
 def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = None) -> Any:
@@ -23,7 +28,10 @@ def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = No
         ``expected_turns``, ``std_turns`` and ``median_turns``, such as the
         :class:`~snlmarkov.report.core.ToggleCase` items of
         :func:`snlmarkov.report.core.compare_toggles`. They are drawn top to
-        bottom in the order given, grouped by finish rule.
+        bottom in the order given, grouped by finish rule. Cases with a
+        non-empty ``variant`` (from
+        :func:`snlmarkov.report.core.compare_house_rules`) form one more
+        group, "house rules", labelled by their variant.
     ax : matplotlib Axes, optional
     title : str, optional
 
@@ -44,11 +52,12 @@ def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = No
     if not cases:
         raise SnlError("give at least one rule combination to plot")
     ax = new_axes(ax, (7.0, 5.6))
-    finishes = list(dict.fromkeys(c.finish for c in cases))
+    groups = [_group(c) for c in cases]
+    finishes = list(dict.fromkeys(groups))
     labels = []
     for i, case in enumerate(cases):
         y = len(cases) - 1 - i
-        g = finishes.index(case.finish)
+        g = finishes.index(groups[i])
         colour = SERIES_COLOURS[g % len(SERIES_COLOURS)]
         mean, std = case.expected_turns, case.std_turns
         ax.plot([max(mean - std, 0.0), mean + std], [y, y], color=colour, linewidth=2.2, solid_capstyle="butt")
@@ -60,19 +69,20 @@ def plot_toggles(cases: Sequence[Any], ax: Any = None, *, title: str | None = No
             f"{mean:.1f}", (mean + std, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize="small"
         )
         labels.append(
-            f"bonus {'on' if case.bonus_on_six else 'off'}, six to start {'on' if case.start_on_six else 'off'}"
+            getattr(case, "variant", "")
+            or f"bonus {'on' if case.bonus_on_six else 'off'}, six to start {'on' if case.start_on_six else 'off'}"
         )
     ax.set_yticks(range(len(cases)), labels[::-1], fontsize="small")
     right = max(c.expected_turns + c.std_turns for c in cases) * 1.55
     for i, case in enumerate(cases):
-        if i and case.finish != cases[i - 1].finish:
+        if i and groups[i] != groups[i - 1]:
             ax.axhline(len(cases) - i - 0.5, color="grey", linewidth=0.8)
-        if i == 0 or case.finish != cases[i - 1].finish:
-            colour = SERIES_COLOURS[finishes.index(case.finish) % len(SERIES_COLOURS)]
+        if i == 0 or groups[i] != groups[i - 1]:
+            colour = SERIES_COLOURS[finishes.index(groups[i]) % len(SERIES_COLOURS)]
             ax.text(
                 right * 0.985,
                 len(cases) - 1 - i,
-                f"finish: {_FINISH_WORDS.get(case.finish, case.finish)}",
+                "house rules" if groups[i] == _HOUSE else f"finish: {_FINISH_WORDS.get(case.finish, case.finish)}",
                 ha="right",
                 va="center",
                 fontsize="small",

@@ -46,6 +46,7 @@ from ..chain.model import turn_model
 from ..errors import GameError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, check_rng
 from ..rules import MODES, Rules
+from ..state import GameState
 from .bump import joint_race, resting_squares
 from .defaults import DEFAULT_GAMES, METHODS
 from .independent import independent_race
@@ -379,6 +380,7 @@ def race(
     rng: Any = None,
     tail: float = DEFAULT_TAIL,
     progress: bool = False,
+    state: GameState | None = None,
 ) -> RaceResult:
     """Analyse a race of ``players`` seats on ``board`` under ``rules``.
 
@@ -411,6 +413,16 @@ def race(
         probability is left beyond their horizon.
     progress : bool, default False
         Show a progress bar while simulating.
+    state : GameState, optional
+        Answer from this state of a game (every token's square, the seats
+        finished, the seat to move; one square per seat) instead of the
+        start: the figures are then the chances from there and the rounds
+        and turns *left* (the round in progress counts as the first; see
+        :mod:`snlmarkov.races.fromstate`). Exact without ``bump``, and with
+        ``bump`` while at most 3 seats are still racing; else estimated by
+        simulating from the state. A state that is over gives its outcome
+        with certainty. From the start state the figures are those of the
+        race itself.
 
     Returns
     -------
@@ -436,6 +448,12 @@ def race(
     ([0.5031, 0.4969], 137.989)
     >>> sorted(r.order_probability) == [(0, 1), (1, 0)]
     True
+
+    From a moment of a game: Ann on 90, Bob on 30, Bob to move.
+
+    >>> later = snl.race(snl.Board.builtin(), snl.Rules(), players=2, state=snl.GameState((90, 30), to_move=1))
+    >>> later.win_probability.round(4).tolist(), round(later.expected_rounds, 2)
+    ([0.6764, 0.3236], 22.18)
     """
     board = Board.builtin() if board is None else board
     rules = Rules() if rules is None else rules
@@ -454,6 +472,14 @@ def race(
         raise SnlError(f"tail must be in (0, 1e-3), got {tail!r}")
     rules.check_board(board)
     common: dict[str, Any] = {"board": board, "rules": rules, "players": k, "mode": mode}
+    if state is not None:
+        if not isinstance(state, GameState):
+            raise GameError(f"state must be a GameState; got {type(state).__name__}")
+        if state.players != k:
+            raise GameError(f"state has {state.players} seats' squares for players={k}")
+        state.validate(board, rules, mode)
+        if state != GameState.initial(k):
+            return _race_from(common, state, method, games, rng, tail, progress)
 
     if method == "monte_carlo":
         return _monte_carlo(common, games, rng, progress)
@@ -478,11 +504,56 @@ def race(
     return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **figures)
 
 
-def _monte_carlo(common: dict[str, Any], games: int, rng: Any, progress: bool) -> RaceResult:
+_METHOD_OVER = "exact: the game is over"
+
+
+def _race_from(
+    common: dict[str, Any], state: GameState, method: str, games: int, rng: Any, tail: float, progress: bool
+) -> RaceResult:
+    """:func:`race` from a state other than the start (checked by the caller)."""
+    from .fromstate import finished_figures, first_passage, independent_from, joint_from, play_order
+
+    board, rules, mode = common["board"], common["rules"], common["mode"]
+    if state.is_over(board, mode):
+        return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, mode))
+    if method == "monte_carlo":
+        return _monte_carlo(common, games, rng, progress, start=state)
+    model = turn_model(board, rules)
+    order, _ = play_order(state)
+    m = len(order)
+    if not rules.bump or m == 1:
+        origins = (0, rules.bump_to) if rules.bump else (0,)
+        fp = first_passage(model, tail, origins)
+        for seat in order:
+            if not fp.reachable[state.positions[seat]]:
+                raise GameError(f"GameState.positions[{seat}] = {state.positions[seat]}: no token rests on that square")
+        lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
+        figures = independent_from(lengths, state, mode)
+        return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
+    states = m * resting_squares(model, rules.bump_to).size ** m
+    if method == "auto" and (m > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES):
+        return _monte_carlo(common, games, rng, progress, start=state)
+    if states > MAX_EXACT_STATES:
+        raise SnlError(
+            f"the joint chain of the {m} seats still racing has {states} states, more than "
+            f"{MAX_EXACT_STATES}; use method='monte_carlo'"
+        )
+    figures = joint_from(model, rules, state, mode, tail=tail)
+    return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **figures)
+
+
+def _monte_carlo(common: dict[str, Any], games: int, rng: Any, progress: bool, start: Any = None) -> RaceResult:
     from .montecarlo import monte_carlo_race
 
     figures = monte_carlo_race(
-        common["board"], common["rules"], common["players"], common["mode"], int(games), rng=rng, progress=progress
+        common["board"],
+        common["rules"],
+        common["players"],
+        common["mode"],
+        int(games),
+        rng=rng,
+        progress=progress,
+        start=start,
     )
     return RaceResult(
         **common, method=f"Monte Carlo: {int(games)} games, 95% CI", exact=False, games=int(games), **figures

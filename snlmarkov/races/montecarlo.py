@@ -29,9 +29,20 @@ def _mean_se(values: np.ndarray) -> float:
 
 
 def monte_carlo_race(
-    board: Board, rules: Rules, players: int, mode: str, games: int, *, rng: Any = None, progress: bool = False
+    board: Board,
+    rules: Rules,
+    players: int,
+    mode: str,
+    games: int,
+    *,
+    rng: Any = None,
+    progress: bool = False,
+    start: Any = None,
 ) -> dict[str, Any]:
     """Estimate the race figures from ``games`` simulated games.
+
+    ``start`` (a :class:`~snlmarkov.state.GameState`, not over) starts every
+    game there instead of the beginning; rounds and turns are then those left.
 
     Returns
     -------
@@ -55,7 +66,7 @@ def monte_carlo_race(
     """
     from ..sim.core import simulate
 
-    sim = simulate(board, rules, games, players=players, mode=mode, rng=rng, progress=progress)
+    sim = simulate(board, rules, games, players=players, mode=mode, rng=rng, progress=progress, start=start)
     if sim.n_truncated:
         raise SnlError(f"{sim.n_truncated} of {games} simulated games did not end within {sim.max_turns} turns")
     n = sim.games

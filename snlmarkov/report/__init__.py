@@ -19,6 +19,8 @@ from typing import Any
 __all__ = [
     "ToggleCase",
     "compare_toggles",
+    "compare_house_rules",
+    "PUZZLE_CHAIN",
     "Report",
     "write_report",
     "headline_table",

@@ -9,10 +9,13 @@ deterministically (the same bytes on every run of the same code):
 ``landings.png``              heat map: expected landings on each square
 ``lengths.png``, ``.svg``     game-length pmf and cdf for every preset
 ``toggles.png``, ``.svg``     expected turns +/- std for the 12 rule combinations
+                              and each house rule (restart, no jump after a bounce,
+                              a chained jump)
 ``jump_effects.png``, ``.svg`` the value of each ladder and snake
 ``race_wins.png``, ``.svg``   win chance by seat for 2..6 players
 ``race_places.png``           finishing-place heat maps (last one standing)
 ``crosscheck.png``, ``.svg``  simulated versus exact game length, with the verdict
+``odds.png``                  one seeded game: each seat's exact chance after every turn
 ``summary.json``, ``.md``     every headline figure, as data and as tables
 ============================  =====================================================
 
@@ -47,6 +50,8 @@ from .defaults import DEFAULT_GAMES, DEFAULT_SEED, DPI, MIN_GAMES
 __all__ = [
     "ToggleCase",
     "compare_toggles",
+    "compare_house_rules",
+    "PUZZLE_CHAIN",
     "Report",
     "write_report",
     "headline_table",
@@ -103,6 +108,9 @@ class ToggleCase:
         Mean and standard deviation of the number of turns (exact).
     median_turns : int
         Median number of turns (exact).
+    variant : str, default ""
+        For a case of :func:`compare_house_rules`: which house rule it
+        shows, in words (its label); empty for the 12 combinations.
     """
 
     finish: str
@@ -112,6 +120,7 @@ class ToggleCase:
     expected_turns: float
     std_turns: float
     median_turns: int
+    variant: str = ""
 
     def __post_init__(self) -> None:
         if self.finish not in FINISH_RULES:
@@ -121,23 +130,113 @@ class ToggleCase:
 
     @property
     def label(self) -> str:
-        """A short description, e.g. ``"stay, bonus on, six to start off"``."""
+        """A short description, e.g. ``"stay, bonus on, six to start off"`` (or the variant)."""
+        if self.variant:
+            return self.variant
         return (
             f"{self.finish}, bonus {'on' if self.bonus_on_six else 'off'}, "
             f"six to start {'on' if self.start_on_six else 'off'}"
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The case as plain data (the rules as their fields)."""
-        return {
-            "finish": self.finish,
-            "bonus_on_six": self.bonus_on_six,
-            "start_on_six": self.start_on_six,
-            "rules": self.rules.to_dict(),
-            "expected_turns": self.expected_turns,
-            "std_turns": self.std_turns,
-            "median_turns": self.median_turns,
-        }
+        """The case as plain data (the rules as their fields; the variant when there is one)."""
+        out: dict[str, Any] = {"variant": self.variant} if self.variant else {}
+        out.update(
+            {
+                "finish": self.finish,
+                "bonus_on_six": self.bonus_on_six,
+                "start_on_six": self.start_on_six,
+                "rules": self.rules.to_dict(),
+                "expected_turns": self.expected_turns,
+                "std_turns": self.std_turns,
+                "median_turns": self.median_turns,
+            }
+        )
+        return out
+
+
+#: The published puzzle chain (``83 -> 84 -> 97``) that :func:`compare_house_rules` adds to a board.
+PUZZLE_CHAIN: Mapping[int, int] = MappingProxyType({83: 84, 84: 97})
+
+
+def _case(board: Board, rules: Rules, variant: str) -> ToggleCase:
+    a = analyze(board, rules)
+    return ToggleCase(
+        finish=rules.finish,
+        bonus_on_six=rules.bonus_on_six,
+        start_on_six=rules.start_on_six,
+        rules=rules,
+        expected_turns=a.expected_turns,
+        std_turns=a.std_turns,
+        median_turns=int(a.length.median()),
+        variant=variant,
+    )
+
+
+def compare_house_rules(board: Board | None = None, base: Rules | None = None) -> tuple[ToggleCase, ...]:
+    """Exact game length under each house rule of ``RULES.md`` that goes beyond the 12 combinations.
+
+    The cases, each against its reference: the base rules; ``on_cap="restart"``
+    (a six after the cap sends the token back to square 0); ``bounce``, and
+    ``bounce`` with ``jump_after_bounce`` off; the base rules on the board
+    with the puzzle chain :data:`PUZZLE_CHAIN` added (``83 -> 84 -> 97``,
+    ``chain=True``; on the jungle board the ladder ``28 -> 84`` then chains
+    on to 97 too), when no jump starts on 83 or 84 already; and all three
+    together.
+
+    Parameters
+    ----------
+    board : Board, optional
+        Defaults to the jungle board.
+    base : Rules, optional
+        Defaults to the ``app`` preset.
+
+    Returns
+    -------
+    tuple of ToggleCase
+        Each with its ``variant`` label.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> cases = compare_house_rules(snl.Board.builtin())
+    >>> [c.label for c in cases][:2]
+    ['app rules', 'restart after the cap']
+    >>> round(cases[1].expected_turns - cases[0].expected_turns, 3)
+    2.388
+    """
+    board = Board.builtin() if board is None else board
+    base = Rules.preset("app") if base is None else base
+    name = base.preset_name
+    label = f"{name} rules" if name != "custom" else "base rules"
+    restart = base.replace(on_cap="restart")
+    cases = [_case(board, base, label)]
+    if base.max_sixes is not None:
+        cases.append(_case(board, restart, "restart after the cap"))
+    bounce = base.replace(finish="bounce")
+    bounce_ok = board.size >= base.faces
+    if bounce_ok:
+        cases.append(_case(board, bounce, "bounce (jump after it)"))
+        cases.append(_case(board, bounce.replace(jump_after_bounce=False), "bounce, no jump after it"))
+    chained = _with_puzzle_chain(board)
+    if chained is not None:
+        text = "->".join(str(s) for s in (*PUZZLE_CHAIN, PUZZLE_CHAIN[max(PUZZLE_CHAIN)]))
+        cases.append(_case(chained, base, f"chain {text} added"))
+        if bounce_ok:
+            every = restart.replace(finish="bounce", jump_after_bounce=False)
+            cases.append(_case(chained, every, "chain, restart, bounce, no jump"))
+    return tuple(cases)
+
+
+def _with_puzzle_chain(board: Board) -> Board | None:
+    """``board`` with :data:`PUZZLE_CHAIN` added as a chained board, or None when it does not fit."""
+    if board.size <= max(PUZZLE_CHAIN.values()) or set(PUZZLE_CHAIN) & set(board.jumps):
+        return None
+    name = f"{board.name or 'custom'} + chain"
+    try:  # a jump of the board may join the chain (on the jungle board 28 -> 84 -> 97)
+        return Board(board.size, {**board.jumps, **PUZZLE_CHAIN}, name=name, chain=True)
+    except SnlError:  # a cycle
+        return None
 
 
 def compare_toggles(board: Board | None = None, base: Rules | None = None) -> tuple[ToggleCase, ...]:
@@ -424,12 +523,23 @@ def _toggles(writer: _Writer, board: Board, summary: dict) -> None:
     from ..plots import plot_toggles
 
     cases = compare_toggles(board)
-    fig = _figure(7.0, 5.6)
-    plot_toggles(cases, fig.subplots())
+    house = compare_house_rules(board)
+    fig = _figure(7.0, 5.6 + 0.32 * len(house))
+    plot_toggles(cases + house, fig.subplots())
     writer.figure(fig, "toggles", svg=True)
     summary["toggles"] = {
         "base_rules": "app",
         "cases": [{k: v for k, v in c.to_dict().items() if k != "rules"} for c in cases],
+        "house_rules": [
+            {
+                "variant": c.variant,
+                "rules": {k: v for k, v in c.rules.to_dict().items() if k in ("finish", "on_cap", "jump_after_bounce")},
+                "expected_turns": c.expected_turns,
+                "std_turns": c.std_turns,
+                "median_turns": c.median_turns,
+            }
+            for c in house
+        ],
     }
 
 
@@ -519,6 +629,41 @@ def _races(writer: _Writer, board: Board, max_players: int, summary: dict) -> No
     family = Rules.preset("family")
     family_results = {mode: race(board, family, players=2, mode=mode) for mode in MODES}
     summary["race_family_two_players"] = {mode: _race_entry(r) for mode, r in family_results.items()}
+    _odds_game(writer, board, summary)
+
+
+#: The game shown in ``odds.png``: two players, app rules, this seed.
+ODDS_GAME_SEED = 29
+
+
+def _odds_game(writer: _Writer, board: Board, summary: dict) -> None:
+    """One seeded game and each seat's exact chance after every turn (``odds.png``)."""
+    from ..game.engine import Game
+    from ..plots import plot_odds
+    from ..races.odds import Odds
+
+    rules = Rules.preset("app")
+    record = Game(board, rules, players=["Ann", "Bob"], rng=ODDS_GAME_SEED).play()
+    odds = Odds(board, rules, players=2)
+    timeline = odds.timeline(record)
+    swings = odds.swings(record, top=3, timeline=timeline)
+    fig = _figure(7.0, 4.0)
+    plot_odds(
+        timeline,
+        fig.subplots(),
+        swings=swings,
+        title=f"One game, the exact odds after every turn ({board_label(board)} board, app rules, seed {ODDS_GAME_SEED})",
+    )
+    writer.figure(fig, "odds")
+    summary["odds_game"] = {
+        "seed": ODDS_GAME_SEED,
+        "rules": "app",
+        "players": ["Ann", "Bob"],
+        "turns": len(record.turns()),
+        "winner": record.seats[record.winner].name,
+        "start": timeline.win[0].tolist(),
+        "swings": [s.story() for s in swings],
+    }
 
 
 def _place_font(players: int) -> float:
@@ -602,6 +747,16 @@ def _markdown(summary: Mapping[str, Any]) -> str:
             f"| {c['finish']} | {_yes(c['bonus_on_six'])} | {_yes(c['start_on_six'])} | {c['expected_turns']:.4f} "
             f"| {c['std_turns']:.4f} | {c['median_turns']} |"
         )
+    if summary["toggles"].get("house_rules"):
+        lines += [
+            "",
+            "## Each house rule on its own (other rules as in `app`)",
+            "",
+            "| house rule | expected turns | std | median |",
+            "|---|---:|---:|---:|",
+        ]
+        for c in summary["toggles"]["house_rules"]:
+            lines.append(f"| {c['variant']} | {c['expected_turns']:.4f} | {c['std_turns']:.4f} | {c['median_turns']} |")
     lines += [
         "",
         "## Value of each ladder and snake (`app` rules)",
@@ -619,6 +774,17 @@ def _markdown(summary: Mapping[str, Any]) -> str:
     lines += _race_markdown(summary["race"])
     lines += _family_markdown(summary["race_family_two_players"])
     lines += _crosscheck_markdown(summary["crosscheck"])
+    if "odds_game" in summary:
+        game = summary["odds_game"]
+        lines += [
+            "",
+            f"## One game, the odds after every turn (`app` rules, seed {game['seed']})",
+            "",
+            f"{' and '.join(game['players'])}; {game['winner']} won after {game['turns']} turns. "
+            "The biggest swings of the exact odds ([odds.png](odds.png)):",
+            "",
+        ]
+        lines += [f"- {story}" for story in game["swings"]]
     lines += ["", "## Files", ""]
     lines += [f"- [{name}]({name})" for name in summary["files"]]
     return "\n".join(lines) + "\n"

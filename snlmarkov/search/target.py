@@ -178,9 +178,9 @@ class Target:
         at least one turn).
     max_quantiles : mapping of float to float, optional
         ``{q: turns}``: e.g. ``{0.95: 60}`` "19 games in 20 end within 60 turns".
-    longer_than, max_longer_than : mapping of int to float, optional
-        ``{t: p}``: ``P(length > t)`` to hit (within ``probability_tolerance``)
-        or to stay below.
+    longer_than, max_longer_than, min_longer_than : mapping of int to float, optional
+        ``{t: p}``: ``P(length > t)`` to hit (within ``probability_tolerance``),
+        to stay at or below, or at or above.
     first_seat_advantage, max_first_seat_advantage : mapping of int to float, optional
         ``{players: a}``: seat 0's win chance minus ``1 / players`` (a race of
         independent tokens, classic mode), to hit or to stay below.
@@ -224,6 +224,7 @@ class Target:
         max_quantiles: Mapping[float, float] | None = None,
         longer_than: Mapping[int, float] | None = None,
         max_longer_than: Mapping[int, float] | None = None,
+        min_longer_than: Mapping[int, float] | None = None,
         first_seat_advantage: Mapping[int, float] | None = None,
         max_first_seat_advantage: Mapping[int, float] | None = None,
         min_ladder_share: float | None = None,
@@ -259,6 +260,8 @@ class Target:
             out.append(Goal("longer_than", "==", p, at=t, tolerance=ptol))
         for t, p in _pairs(max_longer_than or {}, "max_longer_than"):
             out.append(Goal("longer_than", "<=", p, at=t))
+        for t, p in _pairs(min_longer_than or {}, "min_longer_than"):
+            out.append(Goal("longer_than", ">=", p, at=t))
         for k, a in _pairs(first_seat_advantage or {}, "first_seat_advantage"):
             out.append(Goal("first_seat_advantage", "==", a, at=k, tolerance=ptol))
         for k, a in _pairs(max_first_seat_advantage or {}, "max_first_seat_advantage"):

@@ -80,9 +80,11 @@ class SimulationResult:
     landings : numpy.ndarray
         Length ``size + 1``, int64: over all games and seats, how many rolls
         landed on each square (the square reached before a jump acts; bounce
-        targets and mid-turn landings between bonus rolls included; an
-        overshoot under ``stay``, a forfeited six and an entering six land
-        nowhere; under ``finish="none"`` an overshoot lands on the finish).
+        targets and mid-turn landings between bonus rolls included, and on a
+        chained board every later square of the chain where a jump acts; an
+        overshoot under ``stay``, a six voided by ``forfeit`` or ``restart``
+        and an entering six land nowhere; under ``finish="none"`` an
+        overshoot lands on the finish).
     truncated : numpy.ndarray
         Per game, bool: the game reached ``max_turns`` turns (counted as in
         ``turns``) without ending and was stopped there.
@@ -530,8 +532,8 @@ def simulate(
         10^9 games run in the memory of one chunk. With the same ``rng`` a
         summary run of at most one chunk counts exactly the games of the
         ``"games"`` run; longer runs draw the same dice chunk by chunk.
-        Not with ``executor`` or ``streams`` yet (refused): merge the
-        summaries of separate runs with :meth:`SimulationSummary.merge`.
+        With ``executor`` or ``streams`` each stream is summarised on its
+        worker and the summaries merged (:meth:`SimulationSummary.merge`).
     executor : concurrent.futures.Executor, optional
         Play the games on its workers (a ``ProcessPoolExecutor``, a Dask
         ``Client.get_executor()``, ...), split into ``streams`` independent
@@ -591,11 +593,7 @@ def simulate(
     gen = check_rng(rng)
     result: SimulationResult | SimulationSummary
     try:
-        if keep == "summary":
-            if executor is not None or streams:
-                raise GameError("keep='summary' does not take executor or streams yet; merge summaries of runs instead")
-            result = play_summary(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
-        elif executor is not None or streams:
+        if executor is not None or streams:
             from .parallel import STREAMS, simulate_streams
 
             result = simulate_streams(
@@ -610,9 +608,11 @@ def simulate(
                 executor=executor,
                 streams=streams or STREAMS,
                 bar=bar,
-                play=play,
-                result_type=SimulationResult,
+                play=play_summary if keep == "summary" else play,
+                result_type=SimulationSummary if keep == "summary" else SimulationResult,
             )
+        elif keep == "summary":
+            result = play_summary(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
         else:
             result = play(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
     finally:

@@ -94,10 +94,8 @@ def _stream(
     """Play one stream with ``play`` (:func:`snlmarkov.sim.core.play`; runs on a worker), as plain data."""
     board = Board(**packed)
     res = play(board, rules, games, players, mode, np.random.default_rng(seed), max_turns, None, start=start)
-    out = {name: np.asarray(getattr(res, name)).copy() for name in _PER_GAME}
-    out["landings"] = np.asarray(res.landings).copy()
-    out["games"] = res.games
-    return out
+    # every field but the board and rules (rebuilt by the caller: a board's jumps do not pickle)
+    return {f.name: getattr(res, f.name) for f in dataclasses.fields(res) if f.name not in ("board", "rules")}
 
 
 def merge_results(parts: Sequence[Any]) -> Any:
@@ -162,8 +160,11 @@ def simulate_streams(
     ``board``, ``rules``, ``games``, ``players``, ``mode`` and ``max_turns``
     must already be checked (as :func:`snlmarkov.sim.core.simulate` does);
     ``play`` and ``result_type`` are :func:`snlmarkov.sim.core.play` and
-    :class:`~snlmarkov.sim.core.SimulationResult` (passed in, so that this
-    module does not import the one that calls it).
+    :class:`~snlmarkov.sim.core.SimulationResult`, or for ``keep="summary"``
+    :func:`~snlmarkov.sim.core.play_summary` and
+    :class:`~snlmarkov.sim.summary.SimulationSummary` (passed in, so that
+    this module does not import the one that calls it). Summaries of the
+    streams are merged in stream order with their own ``merge``.
     """
     if isinstance(streams, bool) or not isinstance(streams, (int, np.integer)) or streams < 1:
         raise GameError(f"streams must be a whole number >= 1; got {streams!r}")
@@ -185,17 +186,12 @@ def simulate_streams(
             outs[futures[fut]] = fut.result()
             if bar is not None:
                 bar.update(sizes[futures[fut]])
-    parts = [
-        result_type(
-            games=o["games"],
-            players=players,
-            mode=mode,
-            board=board,
-            rules=rules,
-            max_turns=max_turns,
-            landings=o["landings"],
-            **{name: o[name] for name in _PER_GAME},
-        )
-        for o in outs
-    ]
-    return parts[0] if len(parts) == 1 else merge_results(parts)
+    parts = [result_type(board=board, rules=rules, **o) for o in outs]
+    if len(parts) == 1:
+        return parts[0]
+    if hasattr(parts[0], "merge"):  # summaries: histograms add
+        merged = parts[0]
+        for p in parts[1:]:
+            merged = merged.merge(p)
+        return merged
+    return merge_results(parts)

@@ -84,7 +84,11 @@ class StepTable:
         undo a forfeit).
     land : numpy.ndarray
         ``land[j, e]``: the square roll ``j`` of entry ``e`` landed on, or
-        ``size + 1`` if it landed nowhere.
+        ``size + 1`` if it landed nowhere. On a chained board whose longest
+        chain has ``c`` jumps, each roll has ``c`` rows: ``land[j * c + d]``
+        is the square where jump ``d + 1`` of the chain acted (``d = 0``:
+        the square the roll reached), so read in order a column lists every
+        square the step landed on.
     """
 
     size: int
@@ -297,15 +301,43 @@ def _positive(rolls: int) -> int:
     return int(rolls)
 
 
+def _jump_tables(board: Board) -> tuple[np.ndarray, np.ndarray]:
+    """``(dest, later)``: where a token landing on each square stays, and the
+    squares after the first where a jump of its chain acts (``later[d, t]``,
+    ``size + 1`` for none; no rows unless some jump chains).
+
+    The simulator's own reading of the board: it walks each chain itself.
+    """
+    size, jumps = board.size, board.jumps
+    dest = np.arange(size + 2, dtype=np.int64)
+    paths: dict[int, list[int]] = {}
+    for start, end in jumps.items():
+        path, square = [], end
+        while board.chain and square in jumps:  # take every jump of the chain
+            path.append(square)
+            square = jumps[square]
+        dest[start] = square
+        if path:
+            paths[start] = path
+    longest = max((len(p) for p in paths.values()), default=0)
+    later = np.full((longest, size + 2), size + 1, dtype=np.int64)
+    for start, path in paths.items():
+        later[: len(path), start] = path
+    return dest, later
+
+
 def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:
     """Apply the rules to every (state, code) pair at once, roll by roll."""
     size, faces = board.size, rules.faces
-    dest = board.destination()
+    dest, later = _jump_tables(board)
+    per_roll = 1 + later.shape[0]  # rows of ``land`` per roll
+    no_jump_after_bounce = rules.finish == "bounce" and not rules.jump_after_bounce
     none = size + 1
     capped = rules.max_sixes is not None
     cap = rules.max_sixes if capped else 0
     redeal = capped and rules.on_cap == "redeal"
     forfeit = capped and rules.on_cap == "forfeit"
+    restart = capped and rules.on_cap == "restart"
     top = phases - 1
 
     entry = np.arange(phases * (size + 1) * codes, dtype=np.int64)
@@ -325,7 +357,7 @@ def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, a
     halted = np.zeros(n, dtype=bool)
     n_turns = np.zeros(n, dtype=np.uint8)
     n_rolls = np.zeros(n, dtype=np.uint8)
-    land = np.full((rolls, n), none, dtype=np.int16 if none < 2**15 else np.int32)
+    land = np.full((rolls * per_roll, n), none, dtype=np.int16 if none < 2**15 else np.int32)
 
     for j in range(rolls):
         capped_now = (sixes >= cap) if capped else np.zeros(n, dtype=bool)
@@ -338,7 +370,8 @@ def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, a
             alive = alive & ~redrawn
         n_rolls += alive
         void = alive & capped_now & six if forfeit else np.zeros(n, dtype=bool)
-        live = alive & ~void
+        sent_home = alive & capped_now & six if restart else np.zeros(n, dtype=bool)
+        live = alive & ~void & ~sent_home
         enter_ok = live & ~entered & six
         moving = live & entered
         target = pos + roll
@@ -351,8 +384,17 @@ def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, a
         else:  # "none": reaching N finishes
             target = np.minimum(target, size)
             lands = moving
-        land[j] = np.where(lands, target, none)
-        pos = np.where(lands, dest[np.clip(target, 0, size)], pos)
+        land[j * per_roll] = np.where(lands, target, none)
+        square_hit = np.clip(target, 0, size)
+        if no_jump_after_bounce:  # the token stays on the bounce square
+            jumped = lands & ~over
+            pos = np.where(lands, np.where(over, target, dest[square_hit]), pos)
+        else:
+            jumped = lands
+            pos = np.where(lands, dest[square_hit], pos)
+        for d in range(per_roll - 1):  # the later jumps of a chain land too
+            land[j * per_roll + 1 + d] = np.where(jumped, later[d, square_hit], none)
+        pos = np.where(sent_home, 0, pos)  # restart: back to square 0
         pos = np.where(void & known, begun, pos)  # forfeit: back to where the turn began
         late = void & ~known  # ... which only the simulator knows
         home = pos == size

@@ -24,7 +24,7 @@ const SNL = {
     finish: ["Finish", { stay: "Exact finish: stay put", bounce: "Exact finish: bounce back", none: "No exact finish" }],
     bonus_on_six: ["Sixes roll again"],
     max_sixes: ["Sixes in a row at most"],
-    on_cap: ["After the limit", { redeal: "Roll is redealt 1–5", forfeit: "A six forfeits the turn" }],
+    on_cap: ["After the limit", { redeal: "Roll is redealt 1–5", forfeit: "A six forfeits the turn", restart: "A six sends you back to the start" }],
     start_on_six: ["Need a six to start"],
     bump: ["Landing on a token sends you back"],
     bump_to: ["…back to square"],

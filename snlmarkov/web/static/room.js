@@ -139,6 +139,8 @@
         await sleep(T.pause); await board.slide(seat, e.end, T.jump * 1.3, board.snakePath(e.start, e.end).d);
       } else if (e.kind === "forfeit") {
         await board.slide(seat, e.back_to, T.jump);
+      } else if (e.kind === "restart") {
+        await board.slide(seat, 0, T.jump);
       } else if (e.kind === "bump") {
         await board.slide(seat, e.to_square, T.jump);
       } else if (e.kind === "finish") {

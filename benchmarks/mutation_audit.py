@@ -1,0 +1,452 @@
+"""Planted-bug audit: does the test suite catch single realistic bugs?
+
+Each mutant is one small change a person could make by mistake (an off-by-one, a dropped term, a
+check deleted, a wrong branch) in the exact model, the engine, the simulator, the races, verify, the
+cross-check or the command line. The audit copies the project to a temporary folder, applies one
+mutant at a time, and runs the tests of that area there (``pytest -x``); the mutant is *killed* when
+a test fails (or the run passes its time limit) and *survives* when every test passes.
+
+Usage::
+
+    python benchmarks/mutation_audit.py              # every mutant (about 20-40 min on 2 shared cores)
+    python benchmarks/mutation_audit.py --check      # only check that every mutant applies
+    python benchmarks/mutation_audit.py --only 3 17  # some mutants, by number
+
+Prints one line per mutant and the kill score; exits 1 if any survived. Doctests and notebooks are
+not counted: only tests/ may kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TIME_LIMIT = 900
+
+# fast, direct tests first: pytest -x stops at the first failure
+MODEL = ["tests/test_mutation_kills.py", "tests/test_distribution.py", "tests/test_analysis.py", "tests/test_model.py"]
+MODEL_ALL = MODEL + ["tests/test_properties.py", "tests/test_hostile_inputs.py"]
+ENGINE = ["tests/test_game.py", "tests/test_verify.py", "tests/test_record.py", "tests/test_mutation_kills.py"]
+SIM = ["tests/test_mutation_kills.py", "tests/test_simulate.py", "tests/test_crosscheck.py"]
+RACES = ["tests/test_mutation_kills.py", "tests/test_race.py", "tests/test_race_bump.py"]
+VERIFY = ["tests/test_verify.py", "tests/test_mutation_kills.py", "tests/test_record_edits.py"]
+CROSS = ["tests/test_crosscheck.py", "tests/test_mutation_kills.py"]
+CLI = [
+    "tests/test_hostile_inputs.py",
+    "tests/test_cli_analyze.py",
+    "tests/test_cli_simulate.py",
+    "tests/test_cli_play.py",
+    "tests/test_cli_race.py",
+]
+FILES = ["tests/test_mutation_kills.py", "tests/test_board.py", "tests/test_hostile_inputs.py"]
+
+#: (area, file, text to replace, replacement, tests that should catch it)
+MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
+    # ---- the exact model: roll mechanics
+    (
+        "model",
+        "chain/mechanics.py",
+        "np.subtract(2 * n_sq, t, out=t, where=over)",
+        "np.subtract(2 * n_sq - 1, t, out=t, where=over)",
+        MODEL,
+    ),
+    ("model", "chain/mechanics.py", "prob[redeal, : f - 1] = 1.0 / (f - 1)", "prob[redeal, : f - 1] = 1.0 / f", MODEL),
+    ("model", "chain/mechanics.py", "prob[redeal, f - 1] = 0.0", "prob[redeal, f - 1] = 1.0 / f", MODEL),
+    (
+        "model",
+        "chain/mechanics.py",
+        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped",
+        "cont[:, f - 1] = ~stay[:, f - 1] & ~capped",
+        MODEL,
+    ),
+    (
+        "model",
+        "chain/mechanics.py",
+        "np.copyto(square, cur[:, None], where=stay)",
+        "np.copyto(square, cur[:, None] * 0, where=stay)",
+        MODEL,
+    ),
+    (
+        "model",
+        "chain/mechanics.py",
+        "square[void, f - 1] = np.asarray(origin, dtype=itype)[void]",
+        "square[void, f - 1] = cur[void]",
+        MODEL,
+    ),
+    ("model", "chain/mechanics.py", "entering = (cur == 0) & (sixes == 0)", "entering = cur == 0", MODEL),
+    (
+        "model",
+        "chain/mechanics.py",
+        "capped = np.zeros(b, dtype=bool) if rules.max_sixes is None else sixes >= rules.max_sixes",
+        "capped = np.zeros(b, dtype=bool) if rules.max_sixes is None else sixes > rules.max_sixes",
+        MODEL,
+    ),
+    ("model", "chain/mechanics.py", "np.minimum(t, n_sq, out=t)", "np.minimum(t, n_sq - 1, out=t)", MODEL),
+    # ---- exact fractions, distributions
+    (
+        "model",
+        "chain/exact.py",
+        'share = Fraction(1, f - 1) if capped and rules.on_cap == "redeal" else Fraction(1, f)',
+        "share = Fraction(1, f)",
+        MODEL,
+    ),
+    (
+        "model",
+        "chain/exact.py",
+        "    return x0[m] + sum((c * v for c, v in zip(x0[:m], values)), Fraction(0))",
+        "    return float(x0[m] + sum((c * v for c, v in zip(x0[:m], values)), Fraction(0)))",
+        MODEL_ALL,
+    ),
+    (
+        "model",
+        "analysis/distribution.py",
+        'k = np.searchsorted(self._cdf, q - 1e-15, side="left").astype(float)',
+        'k = np.searchsorted(self._cdf, q - 1e-15, side="right").astype(float)',
+        MODEL,
+    ),
+    (
+        "model",
+        "analysis/distribution.py",
+        "return float(np.dot(self.support, self.probabilities))",
+        "return float(np.dot(self.support + 1, self.probabilities))",
+        MODEL,
+    ),
+    # ---- the engine
+    ("engine", "game/engine.py", "target = 2 * size - target", "target = 2 * size - target - 1", ENGINE),
+    (
+        "engine",
+        "game/engine.py",
+        "if position == size or not (six and rules.bonus_on_six):",
+        "if position == size or not six:",
+        ENGINE,
+    ),
+    ("engine", "game/engine.py", "            sixes += six\n", "            sixes += 0\n", ENGINE),
+    (
+        "engine",
+        "game/engine.py",
+        "events.append(Forfeit(seat=seat, turn=turn, back_to=start))\n                return start",
+        "events.append(Forfeit(seat=seat, turn=turn, back_to=start))\n                return position",
+        ENGINE,
+    ),
+    (
+        "engine",
+        "game/engine.py",
+        "if not rules.bump or not 0 < position < self._board.size:",
+        "if not rules.bump or not 0 <= position < self._board.size:",
+        ENGINE,
+    ),
+    ("engine", "game/engine.py", "place=len(self._finished)))", "place=len(self._seats)))", ENGINE),
+    (
+        "engine",
+        "game/engine.py",
+        'if self._mode == "classic" or len(self._finished) == len(self._seats):',
+        'if self._mode == "classic":',
+        ENGINE,
+    ),
+    (
+        "engine",
+        "game/engine.py",
+        "top = self._rules.faces - 1 if redeal else self._rules.faces",
+        "top = self._rules.faces",
+        ENGINE,
+    ),
+    # ---- the simulator
+    (
+        "sim",
+        "sim/tables.py",
+        "target = np.where(over, 2 * size - target, target)",
+        "target = np.where(over, 2 * size - target + 1, target)",
+        SIM,
+    ),
+    (
+        "sim",
+        "sim/tables.py",
+        "goes_on = enter_ok | (lands & six & ~home & rules.bonus_on_six)",
+        "goes_on = enter_ok | (lands & six & rules.bonus_on_six)",
+        SIM,
+    ),
+    ("sim", "sim/solo.py", "landings = landings + slow.landings(counts)", "landings = landings", SIM),
+    (
+        "sim",
+        "sim/multi.py",
+        "hit = others.any(axis=1) & (end >= 1) & (end <= size - 1)",
+        "hit = others.any(axis=1) & (end >= 1) & (end <= size)",
+        SIM,
+    ),
+    (
+        "sim",
+        "sim/multi.py",
+        "place[gid[won], seat] = n_done[won]",
+        "place[gid[won], seat] = n_done[won] + 0 * seat + (seat > 0)",
+        SIM,
+    ),
+    (
+        "sim",
+        "sim/core.py",
+        "return float(np.std(values, dtype=np.float64, ddof=1))",
+        "return float(np.std(values, dtype=np.float64))",
+        SIM,
+    ),
+    # ---- races
+    ("races", "races/independent.py", "tail = float(s[-1] ** k)", "tail = 0.0", RACES),
+    (
+        "races",
+        "races/independent.py",
+        "win = f[None, :] * s[None, :] ** seats[:, None] * s_prev[None, :] ** (k - 1 - seats)[:, None]",
+        "win = f[None, :] * s_prev[None, :] ** seats[:, None] * s_prev[None, :] ** (k - 1 - seats)[:, None]",
+        RACES,
+    ),
+    ("races", "races/independent.py", "q = cdf if m < i else cdf_prev", "q = cdf", RACES),
+    (
+        "races",
+        "races/independent.py",
+        "rounds_pmf = f * sum(cdf**j * cdf_prev ** (k - 1 - j) for j in range(k))",
+        "rounds_pmf = f * sum(cdf**j * cdf ** (k - 1 - j) for j in range(k))",
+        RACES,
+    ),
+    # ---- verify_game: every check
+    (
+        "verify",
+        "checks/verify.py",
+        '        if t.seat != seat:\n            problems.append(f"seat {t.seat} played where seat {seat} was due")\n',
+        "",
+        VERIFY,
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        '        if game_over:\n            problems.append("a turn after the game was over")\n',
+        "",
+        VERIFY,
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "            if rules.bump and 0 < end < n and end in others:",
+        "            if rules.bump and 0 < end <= n and end in others:",
+        VERIFY,
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        '                if prob <= 0:\n                    problems.append(f"a turn from {start} to {end} has probability 0 in the turn matrix")\n',
+        "",
+        VERIFY,
+    ),
+    ("verify", "checks/verify.py", "    if tuple(positions) != record.positions:", "    if False:", VERIFY),
+    ("verify", "checks/verify.py", "    if tuple(finished) != record.finishing_order:", "    if False:", VERIFY),
+    ("verify", "checks/verify.py", "    if rolled != record.dice:", "    if False:", VERIFY),
+    ("verify", "checks/verify.py", "        if want != got:", "        if want.kind != got.kind:", VERIFY),
+    ("verify", "checks/verify.py", "    if len(expected) > len(logged):", "    if False:", VERIFY),
+    (
+        "verify",
+        "checks/verify.py",
+        '            if i < len(values) - 1:\n                return events, cur, -math.inf, f"rolls go on after roll {i + 1} ended the turn"\n',
+        "",
+        VERIFY,
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        '    return events, cur, -math.inf, "the turn stopped while another roll was due"',
+        '    return events, cur, logp, ""',
+        VERIFY,
+    ),
+    ("verify", "checks/verify.py", "        if story.prob <= 0:", "        if story.prob < 0:", VERIFY),
+    (
+        "verify",
+        "chain/mechanics.py",
+        '        steps.append({"kind": "bounce", "target": landing})',
+        "        pass",
+        VERIFY,
+    ),
+    (
+        "verify",
+        "chain/mechanics.py",
+        '        steps.append({"kind": "ladder" if nxt > pos else "snake", "start": pos, "end": nxt})',
+        '        steps.append({"kind": "ladder" if nxt >= pos else "snake", "start": pos, "end": pos})',
+        VERIFY,
+    ),
+    (
+        "verify",
+        "chain/mechanics.py",
+        '        steps.append({"kind": "cap_reached", "sixes": int(sixes)})',
+        "        pass",
+        VERIFY,
+    ),
+    # ---- the cross-check: each statistical test disabled
+    (
+        "cross",
+        "checks/crosschecking.py",
+        'mean_check = Check("mean turns", abs(z_turns), p, share, p > share,',
+        'mean_check = Check("mean turns", abs(z_turns), p, share, True,',
+        CROSS,
+    ),
+    (
+        "cross",
+        "checks/crosschecking.py",
+        'rolls_check = Check("mean rolls", abs(z_rolls), p, share, p > share,',
+        'rolls_check = Check("mean rolls", abs(z_rolls), p, share, True,',
+        CROSS,
+    ),
+    (
+        "cross",
+        "checks/crosschecking.py",
+        'return Check("turn distribution", stat, p, alpha, p > alpha,',
+        'return Check("turn distribution", stat, p, alpha, True,',
+        CROSS,
+    ),
+    (
+        "cross",
+        "checks/crosschecking.py",
+        "flagged = tuple(int(s) for s in np.flatnonzero(p_holm <= share))",
+        "flagged = ()",
+        CROSS,
+    ),
+    (
+        "cross",
+        "checks/crosschecking.py",
+        "adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))",
+        "adjusted = np.minimum(1.0, np.maximum.accumulate(p[order]))",
+        CROSS,
+    ),
+    # ---- board files and limits
+    (
+        "files",
+        "board.py",
+        "    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():",
+        "    if isinstance(value, (float, np.floating)) and np.isfinite(value):",
+        FILES,
+    ),
+    (
+        "files",
+        "board.py",
+        "                data = json.loads(text, object_pairs_hook=_no_duplicate_keys)",
+        "                data = json.loads(text)",
+        FILES,
+    ),
+    ("files", "board.py", '        if raw.startswith(b"\\xef\\xbb\\xbf"):', "        if False:", FILES),
+    ("files", "limits.py", "    if not stat.S_ISREG(st.st_mode):", "    if stat.S_ISDIR(st.st_mode):", FILES),
+    (
+        "files",
+        "limits.py",
+        '_ASCII_INT = re.compile(r"[+-]?[0-9]+", flags=re.ASCII)',
+        '_ASCII_INT = re.compile(r"[+-]?[0-9_]+")',
+        FILES,
+    ),
+    # ---- the command line
+    (
+        "cli",
+        "cli/common.py",
+        '    if value < 0:\n        raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {value}")',
+        '    if value < -1:\n        raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {value}")',
+        CLI,
+    ),
+    ("cli", "cli/common.py", "    if not 1 <= value <= MAX_PLAYERS:", "    if not 1 <= value <= 100:", CLI),
+    (
+        "cli",
+        "cli/common.py",
+        '        with open(probe, "wb") as fh:\n            fh.write(b"ok")\n        probe.unlink()',
+        "        pass",
+        CLI,
+    ),
+    (
+        "cli",
+        "cli/__init__.py",
+        '        print(f"{command}: error: {_one_line(exc)}", file=sys.stderr)',
+        '        print(f"{command}: error: {exc}", file=sys.stderr)',
+        CLI,
+    ),
+    ("cli", "cli/common.py", '    if os.sep in spec or "." in spec or os.path.lexists(spec):', "    if False:", CLI),
+]
+
+
+def _copy(dest: Path) -> None:
+    for name in ("snlmarkov", "tests", "benchmarks"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".pydtmc-venv"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, dest / name)
+    (dest / "notebooks").mkdir()
+
+
+def _apply(base: Path, mutant: tuple) -> tuple[Path, str]:
+    _, rel, old, new, _ = mutant
+    path = base / "snlmarkov" / rel
+    text = path.read_text()
+    count = text.count(old)
+    if count != 1:
+        raise SystemExit(f"mutant does not apply ({count} matches) in {rel}: {old!r}")
+    path.write_text(text.replace(old, new))
+    return path, text
+
+
+def run_one(index: int, workdir: Path) -> tuple[int, str, float, str]:
+    mutant = MUTANTS[index]
+    path, original = _apply(workdir, mutant)
+    start = time.monotonic()
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *mutant[4]]
+    try:
+        proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=TIME_LIMIT)
+        verdict = "killed" if proc.returncode != 0 else "SURVIVED"
+        detail = next((ln for ln in proc.stdout.splitlines() if ln.startswith("FAILED")), "")
+    except subprocess.TimeoutExpired:
+        verdict, detail = "killed", "(time limit)"
+    finally:
+        path.write_text(original)
+    return index, verdict, time.monotonic() - start, detail
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check that every mutant applies")
+    parser.add_argument("--only", type=int, nargs="+", help="mutant numbers to run")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    chosen = args.only or list(range(len(MUTANTS)))
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = []
+        for j in range(max(1, args.jobs)):
+            d = Path(tmp) / f"copy{j}"
+            d.mkdir()
+            _copy(d)
+            dirs.append(d)
+        if args.check:
+            for i in chosen:
+                path, original = _apply(dirs[0], MUTANTS[i])
+                path.write_text(original)
+            print(f"{len(chosen)} mutants apply")
+            return 0
+        free = list(dirs)
+        results = []
+
+        def task(i: int):
+            d = free.pop()
+            try:
+                return run_one(i, d)
+            finally:
+                free.append(d)
+
+        with ThreadPoolExecutor(len(dirs)) as pool:
+            for index, verdict, seconds, detail in pool.map(task, chosen):
+                area, rel, old, new, _ = MUTANTS[index]
+                print(
+                    f"{index:3d} {verdict:8} {seconds:6.1f}s {area:6} {rel}: {old.strip()[:60]!r} {detail[:90]}",
+                    flush=True,
+                )
+                results.append(verdict)
+    killed = results.count("killed")
+    print(f"kill score: {killed}/{len(results)} = {100 * killed / len(results):.1f}%")
+    return 0 if killed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

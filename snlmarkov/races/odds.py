@@ -1,0 +1,469 @@
+"""Exact odds from any moment of a game, built once and answered at once.
+
+:class:`Odds` does the work of :func:`~snlmarkov.races.core.race` for every
+state of a game up front, so that ``odds(state)`` is a look-up and a few
+vector operations:
+
+- without ``bump``, the turns-to-finish distribution of a token from every
+  square (:func:`~snlmarkov.races.fromstate.first_passage`, one backward
+  sweep); a state's figures combine the distributions of its racing seats;
+- with ``bump`` and 2 or 3 players, the value equations of the joint chain
+  solved once for every joint state
+  (:func:`~snlmarkov.races.valuetable.build_value_table`); a state's
+  chances and expected rounds and turns left are read off, and its length
+  distributions are computed from the state only if asked for.
+
+``odds.timeline(record)`` gives the chances after every turn of a recorded
+game and ``odds.swings(record)`` the turns that changed them most, with the
+ladder or snake behind each.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
+from ..board import Board
+from ..chain.model import turn_model
+from ..errors import GameError, RuleError, SnlError
+from ..rules import Rules
+from ..state import GameState
+from .bump import JointMover
+from .core import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, EXACT_JOINT_PLAYERS, RaceResult, _mode, _players
+from .fromstate import finished_figures, first_passage, independent_from, joint_from, play_order
+from .valuetable import build_value_table, rounds_from_turns
+
+__all__ = ["Odds", "OddsTimeline", "Swing"]
+
+
+class _Deferred(LengthDistribution):
+    """A length distribution whose mean is known at once and whose pmf is computed from the state on first use."""
+
+    _mean: float
+    _compute: Any
+    _key: str
+
+    def __init__(self, mean: float, compute: Any, key: str) -> None:
+        object.__setattr__(self, "_mean", float(mean))
+        object.__setattr__(self, "_compute", compute)
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "unit", "rounds" if key == "rounds_distribution" else "turns")
+
+    def _real(self) -> LengthDistribution:
+        return self._compute()[self._key]
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        return self._real().probabilities
+
+    @property
+    def tail_mass(self) -> float:
+        return self._real().tail_mass
+
+    @property
+    def _cdf(self) -> np.ndarray:
+        return self._real()._cdf
+
+    def mean(self) -> float:
+        """The expected count, from the value equations (no forward run needed)."""
+        return self._mean
+
+    def __repr__(self) -> str:
+        return f"LengthDistribution(mean={self._mean!r}, unit={self.unit!r}, computed on first use)"
+
+
+@dataclass(frozen=True, eq=False)
+class OddsTimeline:
+    """The chances after every turn of a recorded game.
+
+    Attributes
+    ----------
+    seats : tuple of str
+        The players' names, in seat order.
+    colours : tuple of str
+        Their token colours.
+    mode : str
+    states : tuple of GameState
+        The record's states (:meth:`GameRecord.states`): before every turn and after the last.
+    win : numpy.ndarray
+        ``(len(states), players)``: each seat's chance of finishing first.
+    places : numpy.ndarray
+        ``(len(states), players, places)``: each seat's place probabilities
+        (one place, the win, in classic).
+    expected_place : numpy.ndarray
+        ``(len(states), players)``: under last one standing, each seat's
+        expected place; ``nan`` in classic (only the winner is placed).
+    """
+
+    seats: tuple[str, ...]
+    colours: tuple[str, ...]
+    mode: str
+    states: tuple[GameState, ...] = field(repr=False)
+    win: np.ndarray = field(repr=False)
+    places: np.ndarray = field(repr=False)
+    expected_place: np.ndarray = field(repr=False)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The array the issue asks for: ``win`` in classic, ``places`` under last one standing."""
+        return self.win if self.mode == "classic" else self.places
+
+
+@dataclass(frozen=True)
+class Swing:
+    """One turn that moved the odds, and what happened in it.
+
+    Attributes
+    ----------
+    turn : int
+        Global index of the turn (0-based; the ``turn`` of its events).
+    seat : int
+        The seat that played it.
+    name : str
+        Its player's name.
+    before, after : float
+        The figure the swing is measured in, for the player who moved:
+        their chance of winning (classic) or their expected place (last one
+        standing), before and after the turn.
+    change : float
+        ``after - before``.
+    what : str
+        What happened: the ladders and snakes taken, a bump, the finish, or
+        the squares moved.
+    cause : tuple of (str, int, int)
+        The ladders and snakes of the turn as ``(kind, start, end)``.
+    """
+
+    turn: int
+    seat: int
+    name: str
+    before: float
+    after: float
+    change: float
+    what: str
+    cause: tuple[tuple[str, int, int], ...] = ()
+
+    def story(self, mode: str = "classic") -> str:
+        """One line telling the swing.
+
+        Examples
+        --------
+        >>> Swing(30, 0, "Ann", 0.61, 0.33, -0.28, "the 87 snake", (("snake", 87, 24),)).story()
+        'the 87 snake on turn 31 cost Ann 28 points (61% -> 33%)'
+        """
+        if mode == "classic":
+            pts = round(abs(self.change) * 100)
+            verb = "cost" if self.change < 0 else "gave"
+            return (
+                f"{self.what} on turn {self.turn + 1} {verb} {self.name} {pts} point{'s' if pts != 1 else ''} "
+                f"({self.before:.0%} -> {self.after:.0%})"
+            )
+        worse = self.change > 0
+        return (
+            f"{self.what} on turn {self.turn + 1} {'cost' if worse else 'gave'} {self.name} "
+            f"{abs(self.change):.1f} place{'s' if abs(self.change) >= 1.05 else ''} "
+            f"(expected place {self.before:.1f} -> {self.after:.1f})"
+        )
+
+
+class Odds:
+    """Exact race figures from any state of a game, solved once.
+
+    Parameters
+    ----------
+    board : Board, optional
+        Defaults to the jungle board.
+    rules : Rules, optional
+        Defaults to ``Rules()``.
+    players : int, default 2
+        Seats, 1 to 6 (2 or 3 with ``bump``).
+    mode : {"classic", "last_one_standing"}, default "classic"
+    tail : float, default 1e-13
+        Length distributions stop once less than this is left.
+
+    Raises
+    ------
+    SnlError
+        With ``bump`` and more than 3 players (the joint chain is too large
+        to solve for every state; :func:`race` with ``state=`` estimates
+        single states by simulation).
+
+    Notes
+    -----
+    Building costs one backward sweep of the single-token chain (no
+    ``bump``) or one solve of the joint chain's value equations (``bump``;
+    a few seconds for 3 players on a standard board). A query
+    ``odds(state)`` solves nothing: without ``bump`` it combines the racing
+    seats' turns-to-finish distributions; with ``bump`` it reads the
+    chances and expectations of the state, and its length distributions
+    are run forwards from the state only when they are first used.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> odds = snl.Odds(snl.Board.builtin(), snl.Rules(), players=2)
+    >>> r = odds(snl.GameState((90, 30), to_move=1))
+    >>> r.win_probability.round(4).tolist(), round(r.expected_rounds, 2)
+    ([0.6764, 0.3236], 22.18)
+    >>> fam = snl.Odds(snl.Board.builtin(), snl.Rules.preset("family"), players=2)
+    >>> fam(snl.GameState((0, 0))).win_probability.round(4).tolist()
+    [0.5031, 0.4969]
+    """
+
+    def __init__(
+        self,
+        board: Board | None = None,
+        rules: Rules | None = None,
+        players: int = 2,
+        mode: str = "classic",
+        *,
+        tail: float = DEFAULT_TAIL,
+    ) -> None:
+        board = Board.builtin() if board is None else board
+        rules = Rules() if rules is None else rules
+        if not isinstance(board, Board):
+            raise SnlError(f"board must be a Board, got {type(board).__name__}")
+        if not isinstance(rules, Rules):
+            raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+        k = _players(players)
+        self.mode = _mode(mode)
+        if not isinstance(tail, (int, float)) or not 0.0 < tail < 1e-3:
+            raise SnlError(f"tail must be in (0, 1e-3), got {tail!r}")
+        rules.check_board(board)
+        if rules.bump and k > EXACT_JOINT_PLAYERS:
+            raise SnlError(
+                f"exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players, not {k}; "
+                "race(..., state=...) estimates one state by simulation"
+            )
+        self.board, self.rules, self.players, self.tail = board, rules, k, float(tail)
+        self._model = turn_model(board, rules)
+        origins = (0, rules.bump_to) if rules.bump else (0,)
+        self._passage = first_passage(self._model, self.tail, origins)
+        self._table = None
+        if rules.bump and k > 1:
+            self._mover = JointMover.of(self._model, rules)
+            self._table = build_value_table(self._mover, k, self.mode)
+            self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
+        self.method = _METHOD_JOINT if self._table is not None else _METHOD_INDEPENDENT
+
+    def __repr__(self) -> str:
+        return (
+            f"Odds(board={self.board.name or 'custom'!r}, rules={self.rules.preset_name!r}, players={self.players}, "
+            f"mode={self.mode!r}, method={self.method!r})"
+        )
+
+    # ------------------------------------------------------------ queries
+    def check(self, state: GameState) -> GameState:
+        """Validate ``state`` for these odds (seats, board, rules, mode); return it."""
+        if not isinstance(state, GameState):
+            raise GameError(f"state must be a GameState; got {type(state).__name__}")
+        if state.players != self.players:
+            raise GameError(f"state has {state.players} seats' squares for odds of {self.players} players")
+        state.validate(self.board, self.rules, self.mode)
+        for seat in state.racing:
+            if not self._passage.reachable[state.positions[seat]]:
+                raise GameError(f"GameState.positions[{seat}] = {state.positions[seat]}: no token rests on that square")
+        return state
+
+    def __call__(self, state: GameState) -> RaceResult:
+        """The race figures from ``state`` (a :class:`RaceResult`, as ``race(..., state=state)``)."""
+        return self._result(self.check(state), orders=True)
+
+    def win_probability(self, state: GameState) -> np.ndarray:
+        """Each seat's chance of finishing first from ``state`` (the quickest query).
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> snl.Odds(players=3).win_probability(snl.GameState((50, 60, 70), to_move=2)).round(3).tolist()
+        [0.264, 0.306, 0.43]
+        """
+        return self._places(self.check(state))[0]
+
+    def place_probability(self, state: GameState) -> np.ndarray:
+        """``[seat, place - 1]`` from ``state``: one column (the win) in classic, all places under last one standing."""
+        return self._places(self.check(state))[1]
+
+    def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
+        """Win and place probabilities only (no orders, no distributions)."""
+        if not state.is_over(self.board, self.mode):
+            order, _ = play_order(state)
+            if self._table is None or len(order) == 1:
+                fp = self._passage
+                lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
+                out = independent_from(lengths, state, self.mode, places_only=True)
+                return out["win_probability"], out["place_probability"]
+        r = self._result(state, orders=False)
+        return r.win_probability, r.place_probability
+
+    def _common(self) -> dict[str, Any]:
+        return {"board": self.board, "rules": self.rules, "players": self.players, "mode": self.mode}
+
+    def _result(self, state: GameState, *, orders: bool) -> RaceResult:
+        common = self._common()
+        if state.is_over(self.board, self.mode):
+            return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, self.mode))
+        order, _ = play_order(state)
+        if self._table is None or len(order) == 1:
+            fp = self._passage
+            lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
+            figures = independent_from(lengths, state, self.mode, order_probabilities=orders)
+            return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
+        return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **self._joint(state))
+
+    def _joint(self, state: GameState) -> dict[str, Any]:
+        assert self._table is not None
+        k = self.players
+        racing = state.racing
+        m = len(racing)
+        j = racing.index(state.to_move)
+        n = self._mover.n
+        flat = 0
+        for step in range(m):
+            flat = flat * n + self._index[state.positions[racing[(j + step) % m]]]
+        chain = self._table.chains[m]
+        vals = dict(zip(chain.names, chain.values[j][:, flat]))
+        expected_turns = float(vals["turns"])
+        if self.mode == "classic":
+            win = np.zeros(k)
+            for i in range(k - 1):
+                win[i] = vals[("win", i)]
+            win[k - 1] = 1.0 - win[: k - 1].sum()
+            win = np.clip(win, 0.0, 1.0)
+            expected_rounds = rounds_from_turns(expected_turns, win, state.to_move)
+            place = win[:, None].copy()
+            orders_out: dict[tuple[int, ...], float] = {(i,): float(win[i]) for i in range(k)}
+        else:
+            perms = list(itertools.permutations(range(m)))
+            p = np.array([vals[o] for o in perms[:-1]] + [0.0])
+            p[-1] = 1.0 - p[:-1].sum()
+            p = np.clip(p, 0.0, 1.0)
+            orders_out = {o: 0.0 for o in itertools.permutations(range(k))}
+            prefix = tuple(state.places)
+            place = np.zeros((k, k))
+            for i, seat in enumerate(prefix):
+                place[seat, i] = 1.0
+            for perm, prob in zip(perms, p):
+                full = prefix + tuple(racing[x] for x in perm)
+                orders_out[full] = float(prob)
+                for pos in range(len(prefix), k):
+                    place[full[pos], pos] += prob
+            win = place[:, 0].copy()
+            expected_rounds = 1.0 + float(vals["wraps"])
+        cache: dict[str, Any] = {}
+
+        def compute() -> dict[str, Any]:
+            if not cache:
+                cache.update(joint_from(self._model, self.rules, state, self.mode, tail=self.tail))
+            return cache
+
+        return {
+            "win_probability": win,
+            "place_probability": place,
+            "order_probability": orders_out,
+            "rounds_distribution": _Deferred(expected_rounds, compute, "rounds_distribution"),
+            "turns_distribution": _Deferred(expected_turns, compute, "turns_distribution"),
+        }
+
+    # ------------------------------------------------------------ games
+    def _check_record(self, record: Any) -> Any:
+        from ..game.record import GameRecord
+
+        if not isinstance(record, GameRecord):
+            raise GameError(f"a timeline needs a GameRecord; got {type(record).__name__}")
+        if (record.board, record.rules, record.mode, len(record.seats)) != (
+            self.board,
+            self.rules,
+            self.mode,
+            self.players,
+        ):
+            raise GameError("the record was played on another board, rules, mode or number of seats than these odds")
+        return record
+
+    def timeline(self, record: Any) -> OddsTimeline:
+        """Each seat's chances in every state of a recorded game (before every turn and after the last).
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> record = snl.Game(players=["Ann", "Bob"], rng=7).play()
+        >>> t = snl.Odds(players=2).timeline(record)
+        >>> t.win.shape == (len(record.turns()) + 1, 2), t.win[0].round(4).tolist(), t.win[-1].tolist()
+        (True, [0.5051, 0.4949], [0.0, 1.0])
+        """
+        record = self._check_record(record)
+        states = record.states()
+        places = self.players if self.mode == "last_one_standing" else 1
+        win = np.zeros((len(states), self.players))
+        place = np.zeros((len(states), self.players, places))
+        for i, state in enumerate(states):
+            win[i], place[i] = self._places(state)
+        expected = place @ np.arange(1, places + 1) if self.mode == "last_one_standing" else np.full(win.shape, np.nan)
+        for a in (win, place, expected):
+            a.setflags(write=False)
+        return OddsTimeline(
+            seats=tuple(s.name for s in record.seats),
+            colours=tuple(s.colour for s in record.seats),
+            mode=self.mode,
+            states=states,
+            win=win,
+            places=place,
+            expected_place=expected,
+        )
+
+    def swings(
+        self, record: Any, top: int = 3, *, timeline: OddsTimeline | None = None, include_end: bool = False
+    ) -> tuple[Swing, ...]:
+        """The ``top`` turns of a recorded game that moved the mover's odds most, largest first.
+
+        Measured in the mover's chance of winning (classic) or expected place
+        (last one standing). The turn that ends the game (its chance jumps
+        to certainty however likely it was) is left out unless
+        ``include_end``. Pass ``timeline`` to reuse one already computed.
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> record = snl.Game(players=["Ann", "Bob"], rng=29).play()
+        >>> big = snl.Odds(players=2).swings(record, top=1)[0]
+        >>> big.story()
+        'the 99 snake on turn 27 cost Ann 29 points (63% -> 34%)'
+        """
+        from ..game.events import Bump, Finish, Ladder, Snake
+
+        record = self._check_record(record)
+        if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+            raise SnlError(f"top must be a positive integer, got {top!r}")
+        t = self.timeline(record) if timeline is None else timeline
+        figure = t.win if self.mode == "classic" else t.expected_place
+        events: dict[int, list] = {}
+        for e in record.log:
+            events.setdefault(e.turn, []).append(e)
+        out = []
+        ending = len(record.turns()) - 1 if record.is_over and not include_end else -1
+        for summary in record.turns():
+            i, seat = summary.turn, summary.seat
+            if i == ending:
+                continue
+            before, after = float(figure[i, seat]), float(figure[i + 1, seat])
+            cause = tuple(
+                (type(e).__name__.lower(), e.start, e.end) for e in events.get(i, []) if isinstance(e, (Ladder, Snake))
+            )
+            parts = [f"the {a} {kind}" for kind, a, b in cause]
+            if any(isinstance(e, Bump) for e in events.get(i, [])):
+                parts.append("a bump")
+            if any(isinstance(e, Finish) for e in events.get(i, [])):
+                parts.append("the finish")
+            if summary.skipped:
+                what = "a skipped turn"
+            elif parts:
+                what = " and ".join(parts)
+            else:
+                what = f"a move from {summary.start} to {summary.end}"
+            out.append(Swing(i, seat, record.seats[seat].name, before, after, after - before, what, cause))
+        out.sort(key=lambda s: (-abs(s.change), s.turn))
+        return tuple(out[:top])
