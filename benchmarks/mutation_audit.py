@@ -109,7 +109,7 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "model",
         "analysis/distribution.py",
         'k = np.searchsorted(self._cdf, q - 1e-15, side="left").astype(float)',
-        'k = np.searchsorted(self._cdf, q - 1e-15, side="right").astype(float)',
+        'k = np.searchsorted(self._cdf, q + 1e-15, side="left").astype(float)',
         MODEL,
     ),
     (

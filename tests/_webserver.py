@@ -33,7 +33,9 @@ class ServerThread:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.app = app
-        config = uvicorn.Config(app, ws_max_size=16384, log_level="warning", lifespan="on")
+        config = uvicorn.Config(
+            app, ws_max_size=16384, ws_per_message_deflate=False, log_level="warning", lifespan="on"
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 

@@ -413,3 +413,9 @@ def test_errors_are_all_named():
     for name in ("LimitError", "SeedError", "InputFileError", "ModelError"):
         assert issubclass(getattr(snl, name), SnlError)
     assert issubclass(InputFileError, ValueError)
+
+
+def test_error_lines_are_escaped_too(capsys):
+    """Messages that join names as they are (here the list of seats) are escaped when printed."""
+    err = refused(capsys, "play", "--names", "A\x1b[2J", "B", "--ai", "C", message="no seat named 'C'")
+    assert "\x1b" not in err and "A\\x1b[2J" in err

@@ -182,6 +182,13 @@ def test_chain_landings_and_uses():
     for start in b.jumps:
         assert a.jump_uses[start] == pytest.approx(a.landings[start], abs=1e-12)
     assert a.jump_uses[5] >= a.jump_uses[2] and a.jump_uses[7] >= a.jump_uses[5]
+    # the analysis's landings (summed as the turns are followed) equal occupancy x the turn model's landings
+    for board, rules in ((b, plain), (PUZZLE, Rules()), (PUZZLE, Rules(finish="bounce", jump_after_bounce=False))):
+        an = analyze(board, rules)
+        want = np.asarray(turn_model(board, rules).landings.T @ an.occupancy).ravel()
+        np.testing.assert_allclose(an.landings, want, rtol=1e-10, atol=1e-12)
+        if board is PUZZLE:  # 84 is landed on from 83 and from 28 too
+            assert an.landings[84] > an.landings[83]
     # hitting: whenever 2 is landed on, so are 5 and 7
     h = hit_probabilities(b, plain)
     assert h[2] <= h[5] + 1e-12 and h[2] <= h[7] + 1e-12 and h[1] == pytest.approx(0.5, abs=1e-12)  # only from 0

@@ -103,7 +103,7 @@ def all_css(d, css):
     return d.find_elements(By.CSS_SELECTOR, css)
 
 
-def wait(pred, timeout=20.0, what="the page"):
+def wait(pred, timeout=60.0, what="the page"):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         value = pred()
@@ -122,7 +122,12 @@ def body(d, key):
     return d.execute_script(f"return document.body.dataset.{key} || ''")
 
 
-def play_until_result(drivers, timeout=120.0):
+def page_texts(d, css):
+    """The text of every element matching ``css``, read by the page itself at one moment."""
+    return d.execute_script("return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)", css)
+
+
+def play_until_result(drivers, timeout=180.0):
     """Click each page's Roll button whenever it is enabled, until every page shows the result."""
     end, odds_seen = time.monotonic() + timeout, []
     while time.monotonic() < end:
@@ -130,7 +135,7 @@ def play_until_result(drivers, timeout=120.0):
             return odds_seen
         for d in drivers:
             if body(d, "canRoll") == "1":
-                texts = [e.text for e in all_css(d, ".seat-card .odds-text")]
+                texts = page_texts(d, ".seat-card .odds-text")  # read in one go: the page may redraw them
                 if texts:
                     odds_seen.append(texts)
                 by_id(d, "roll").click()
@@ -139,7 +144,7 @@ def play_until_result(drivers, timeout=120.0):
 
 
 def result_names(d):
-    return [e.text for e in all_css(d, "#result-order li .seat-name")]
+    return page_texts(d, "#result-order li .seat-name")
 
 
 def test_pass_and_play_in_the_browser(server, browser):
@@ -160,9 +165,11 @@ def test_pass_and_play_in_the_browser(server, browser):
     shot(d, "pass-home.png")
     by_id(d, "start").click()
     wait(lambda: body(d, "status") == "playing", what="the game to start")
-    cards = wait(lambda: all_css(d, ".seat-card .seat-name"), what="the seat cards")
-    assert [c.text for c in cards] == ["Ann", "Bob", "Cy"]
-    odds = [float(e.get_attribute("data-odds")) for e in all_css(d, ".seat-card .odds-text")]
+    cards = wait(lambda: page_texts(d, ".seat-card .seat-name"), what="the seat cards")
+    assert cards == ["Ann", "Bob", "Cy"]
+    odds = d.execute_script(
+        "return [...document.querySelectorAll('.seat-card .odds-text')].map(e => Number(e.dataset.odds))"
+    )
     assert len(odds) == 3 and abs(sum(odds) - 1) < 1e-9 and odds[0] > odds[2]  # the first seat is ahead
     # play a few turns, look at the board, then to the end
     for _ in range(4):
@@ -199,8 +206,8 @@ def test_online_room_with_two_browsers(server, browser):
     wait(lambda: by_id(guest, "join").is_displayed(), what="the join form")
     by_id(guest, "join-name").send_keys("Guest")
     by_id(guest, "join-btn").click()
-    wait(lambda: len(all_css(host, "#lobby-seats li")) == 2, what="the guest in the host's lobby")
-    assert [e.text for e in all_css(host, "#lobby-seats .seat-name")] == ["Hosty", "Guest"]
+    wait(lambda: len(page_texts(host, "#lobby-seats li")) == 2, what="the guest in the host's lobby")
+    assert page_texts(host, "#lobby-seats .seat-name") == ["Hosty", "Guest"]
     shot(host, "online-lobby.png")
     assert by_id(guest, "host-panel").is_displayed() is False  # only the host picks the rules
     all_css(host, "input[name=lmode][value=classic]")[0].find_element("xpath", "..").click()

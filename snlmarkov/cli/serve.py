@@ -53,7 +53,15 @@ def run(args: argparse.Namespace) -> int:
     store = GameStore(args.db) if args.db else None
     app = create_app(store=store, countdown=args.countdown, ai_delay=args.ai_delay)
     print(f"snlmarkov: open http://{args.host}:{args.port}/  (Ctrl+C stops)", flush=True)
-    config = uvicorn.Config(app, host=args.host, port=args.port, ws_max_size=16384, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        ws_max_size=16384,
+        ws_per_message_deflate=False,
+        log_level="warning",
+        lifespan="on",
+    )
     try:
         uvicorn.Server(config).run()
     finally:

@@ -304,7 +304,7 @@ def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_tu
     check_memory(
         held * bytes_per_game(players) + 64 * (board.size + 1),
         f"simulating {games:,} games of {players} player{'s' if players > 1 else ''}",
-        hint="simulate fewer games per call and combine the results",
+        hint='simulate(..., keep="summary") keeps only histograms, in constant memory',
     )
     check_winnable(board, rules, players > 1)
     return board, rules, games, players, max_turns
