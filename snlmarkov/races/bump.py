@@ -51,7 +51,7 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import ModelError, SnlError
 
-__all__ = ["JointMover", "joint_race", "resting_squares"]
+__all__ = ["JointMover", "joint_race", "resting_squares", "end_of_round"]
 
 #: A tensor holding less than this fraction of ``tail`` is dropped (its mass
 #: is added to the tail).
@@ -460,31 +460,7 @@ def _last_one_standing(
                     _add(nxt_store, (rest, _next_in(rest, s)), out_full)
                 by_turn = nxt_store
 
-        # end of the round: drop what is negligible, stop a clock once it is done
-        full_mass = float(full.sum()) if full is not None else 0.0
-        if full is not None and full_mass < drop:
-            for clock in ("rounds", "turns"):
-                if live[clock]:
-                    dropped[clock] += full_mass
-            full, full_mass = None, 0.0
-        in_play = 0.0
-        clocks: tuple[tuple[str, dict[Any, np.ndarray]], ...] = (("rounds", by_order), ("turns", by_turn))
-        for clock, store in clocks:
-            if not live[clock]:
-                continue
-            total = full_mass
-            for key in list(store):
-                mass = float(store[key].sum())
-                if mass < drop:
-                    dropped[clock] += mass
-                    del store[key]
-                else:
-                    total += mass
-            if total < tail:
-                live[clock] = False
-                tail_of[clock] = total + dropped[clock]
-                store.clear()
-            in_play = max(in_play, total)
+        full, in_play = end_of_round(full, by_order, by_turn, live, dropped, tail_of, drop, tail)
         if not live["rounds"] and not live["turns"]:
             break
         stall.check(rnd, in_play)
@@ -499,3 +475,48 @@ def _last_one_standing(
         "rounds_distribution": LengthDistribution(np.array(rounds_pmf), tail_mass=tail_of["rounds"], unit="rounds"),
         "turns_distribution": LengthDistribution(np.array(turns_pmf), tail_mass=tail_of["turns"], unit="turns"),
     }
+
+
+def end_of_round(
+    full: np.ndarray | None,
+    by_order: dict[Any, np.ndarray],
+    by_turn: dict[Any, np.ndarray],
+    live: dict[str, bool],
+    dropped: dict[str, float],
+    tail_of: dict[str, float],
+    drop: float,
+    tail: float,
+) -> tuple[np.ndarray | None, float]:
+    """End of a round of the last-one-standing loop: drop what is negligible, stop a clock once it is done.
+
+    ``by_order`` (the rounds clock) and ``by_turn`` (the turns clock) are
+    pruned in place of entries below ``drop``, whose mass goes to
+    ``dropped``; a clock whose mass in play falls below ``tail`` is stopped
+    (``live``) with its tail mass in ``tail_of``. Returns the joint tensor
+    ``full`` (``None`` once negligible) and the largest mass still in play.
+    """
+    full_mass = float(full.sum()) if full is not None else 0.0
+    if full is not None and full_mass < drop:
+        for clock in ("rounds", "turns"):
+            if live[clock]:
+                dropped[clock] += full_mass
+        full, full_mass = None, 0.0
+    in_play = 0.0
+    clocks: tuple[tuple[str, dict[Any, np.ndarray]], ...] = (("rounds", by_order), ("turns", by_turn))
+    for clock, store in clocks:
+        if not live[clock]:
+            continue
+        total = full_mass
+        for key in list(store):
+            mass = float(store[key].sum())
+            if mass < drop:
+                dropped[clock] += mass
+                del store[key]
+            else:
+                total += mass
+        if total < tail:
+            live[clock] = False
+            tail_of[clock] = total + dropped[clock]
+            store.clear()
+        in_play = max(in_play, total)
+    return full, in_play

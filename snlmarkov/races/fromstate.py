@@ -36,7 +36,7 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import GameError, SnlError
 from ..state import GameState
-from .bump import DROP_FRACTION, JointMover
+from .bump import DROP_FRACTION, JointMover, end_of_round
 
 __all__ = [
     "FirstPassage",
@@ -511,31 +511,7 @@ def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str,
         prefix = prefix0 + (only,)
     for rnd, s in _slots(order, state.to_move):
         if rnd != current:
-            # end of a round: drop what is negligible, stop a clock once it is done
-            full_mass = float(full.sum()) if full is not None else 0.0
-            if full is not None and full_mass < drop:
-                for clock in ("rounds", "turns"):
-                    if live[clock]:
-                        dropped[clock] += full_mass
-                full, full_mass = None, 0.0
-            in_play = 0.0
-            clocks: tuple[tuple[str, dict[Any, np.ndarray]], ...] = (("rounds", by_order), ("turns", by_turn))
-            for clock, store in clocks:
-                if not live[clock]:
-                    continue
-                total = full_mass
-                for key in list(store):
-                    mass = float(store[key].sum())
-                    if mass < drop:
-                        dropped[clock] += mass
-                        del store[key]
-                    else:
-                        total += mass
-                if total < tail:
-                    live[clock] = False
-                    tail_of[clock] = total + dropped[clock]
-                    store.clear()
-                in_play = max(in_play, total)
+            full, in_play = end_of_round(full, by_order, by_turn, live, dropped, tail_of, drop, tail)
             if not live["rounds"] and not live["turns"]:
                 break
             if rnd > max_rounds:
