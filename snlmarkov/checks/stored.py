@@ -21,9 +21,11 @@ chain, per board and rule set:
 - **landings**: for every played turn from square ``s``, the model's
   expected number of landings on each square (``turn_model(...).landings``)
   is summed; the observed landings (the squares the rolls landed on, before
-  a jump) are compared square by square with a self-normalised z statistic
-  (the deviations of each turn sum to a martingale; their squares give its
-  variance), squares with an expected count of at least 5 tested, Holm's
+  a jump) are compared square by square with a z statistic (the deviations
+  of each turn sum to a martingale; their squares give its variance, taken
+  never below the model's own ``sum p (1 - p)``, so that a square landed on
+  too rarely cannot shrink its own spread), squares with an expected count
+  of at least 5 tested, Holm's
   correction over the squares; a landing the model calls impossible fails
   outright. This holds under every rule, bump included (landings happen
   before the bump).
@@ -205,6 +207,7 @@ def _landings(records, board: Board, rules: Rules, alpha: float) -> tuple[Check,
     expected = np.zeros(n + 1)
     observed = np.zeros(n + 1)
     sq_dev = np.zeros(n + 1)
+    bern = np.zeros(n + 1)  # the model's variance of a 0/1 landing count, summed over turns
     turns = 0
     for r in records:
         log_by_turn: dict[int, list] = {}
@@ -219,6 +222,7 @@ def _landings(records, board: Board, rules: Rules, alpha: float) -> tuple[Check,
             expected += row
             observed += got
             sq_dev += (got - row) ** 2
+            bern += row * (1.0 - row)
     impossible = np.flatnonzero((expected <= 0) & (observed > 0))
     if impossible.size:
         detail = f"landed on square(s) {impossible.tolist()[:5]} the model never lands on"
@@ -226,7 +230,11 @@ def _landings(records, board: Board, rules: Rules, alpha: float) -> tuple[Check,
     tested = np.flatnonzero((expected >= _MIN_EXPECTED) & (sq_dev > 0))
     if tested.size == 0:
         return Check("landings", 0.0, 1.0, alpha, True, "too few turns to test"), turns
-    z = (observed[tested] - expected[tested]) / np.sqrt(sq_dev[tested])
+    # The spread observed in the sample, but never below the model's own: a
+    # square landed on less often than expected has a small observed spread,
+    # which alone would inflate |z| (a self-normalised statistic collapses).
+    var = np.maximum(sq_dev[tested], bern[tested])
+    z = (observed[tested] - expected[tested]) / np.sqrt(var)
     p = _holm(2 * stats.norm.sf(np.abs(z)))
     worst = int(np.argmin(p))
     detail = (
