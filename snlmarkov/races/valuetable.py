@@ -174,9 +174,10 @@ class _Turn:
         self.minus = -self.q.data
         self.work = np.empty((n, self.width))
         self.bumped = mover.bump and m > 1
-        self.bump_index = mover.bump_index
-        if self.bumped:
-            _, self.row, self.col = mover._bump_table(m)
+        if self.bumped:  # flat indices into the work buffer: the bumped entries and the bump_to entry of their column
+            _, row, col = mover._bump_table(m)
+            self.bumped_at = row * self.width + col
+            self.bumped_from = mover.bump_index * self.width + col
         self.turns = 0
 
     def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
@@ -186,13 +187,14 @@ class _Turn:
         grid = src.reshape(width, n)
         for lo in range(0, width, _BLOCK):
             w[:, lo : lo + _BLOCK] = grid[lo : lo + _BLOCK].T
+        flat = w.reshape(-1)
         if self.bumped:
-            w[self.row, self.col] = w[self.bump_index, self.col]
+            flat[self.bumped_at] = flat[self.bumped_from]
         if _csr_matvecs is None:  # pragma: no cover
             np.subtract(src, (self.q @ w).reshape(-1), out=out)
             return
         np.copyto(out, src)
-        _csr_matvecs(n, n, width, self.q.indptr, self.q.indices, self.minus, w.reshape(-1), out)
+        _csr_matvecs(n, n, width, self.q.indptr, self.q.indices, self.minus, flat, out)
 
 
 def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[np.ndarray], np.ndarray, int] | None:
@@ -223,29 +225,32 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
     if not sol.converged:
         return None
     goal = _TRUE_RESIDUAL * SOLVE_RTOL * np.sqrt(size)
-    res = np.empty(size)
+    res, res_i = np.empty(size), np.empty(size)
     apply(sol.x, res)
     res -= 1.0
     if not np.sqrt(np.dot(res, res)) <= goal:
         return None
-    res_i = np.empty(size)
-    g = []
-    for w, u in zip(roots, sol.shifted):
-        apply(u.real, res)
-        apply(u.imag, res_i)
-        rr = res + (w - 1.0) * u.real - 1.0
-        ri = res_i + (w - 1.0) * u.imag
-        err = rr.real - ri.imag, rr.imag + ri.real
-        if not np.sqrt(np.dot(err[0], err[0]) + np.dot(err[1], err[1])) <= goal:
+    # F_r = (1/k) sum_j w^(jr) G_j over all j (G_0 = 1, G_(k-j) the conjugate of G_j), with
+    # G_j = w^j + (1 - w^j) w^j u_j: each F_r is 1/k plus a real combination of the parts of every u_j
+    f = [np.full(size, 1.0 / k) for _ in range(k)]
+    for j, (w, (u_re, u_im)) in enumerate(zip(roots, sol.parts), start=1):
+        sig = w - 1.0
+        apply(u_re, res)  # the true residual of ((w - 1) I + I - T) u = 1, real and imaginary parts
+        apply(u_im, res_i)
+        res += sig.real * u_re
+        res -= sig.imag * u_im
+        res -= 1.0
+        res_i += sig.imag * u_re
+        res_i += sig.real * u_im
+        if not np.sqrt(np.dot(res, res) + np.dot(res_i, res_i)) <= goal:
             return None
-        g.append(w + (1.0 - w) * w * u)
-    f = []
-    for r in range(k):  # F_r = (1/k) sum_j w^(jr) G_j over all j: G_0 = 1, G_(k-j) the conjugate of G_j
-        acc = np.ones(size)
-        for j, gj in enumerate(g, start=1):
-            term = (np.exp(2j * np.pi * j * r / k) * gj).real
-            acc += term if 2 * j == k else 2.0 * term
-        f.append(acc / k)
+        c = (1.0 - w) * w
+        twice = 1.0 if 2 * j == k else 2.0
+        for r in range(k):
+            z = np.exp(2j * np.pi * j * r / k)  # Re(z G_j) = Re(z w) + Re(z c) u_re - Im(z c) u_im
+            f[r] += twice / k * (z * w).real
+            f[r] += twice / k * (z * c).real * u_re
+            f[r] -= twice / k * (z * c).imag * u_im
     return f, sol.x, apply.turns
 
 
