@@ -29,8 +29,9 @@ __all__ = ["ShiftedSolution", "shifted_bicgstab"]
 #: Seed of the shadow residual (any fixed vector with no special structure will do).
 _SHADOW_SEED = 5
 
-#: The shadow residual is nonzero on about one entry in this many (of a long vector).
-_SHADOW_EVERY = 16
+#: The shadow residual is nonzero on one entry in this many (of a long vector; a prime, so that the entries
+#: it sees are spread over every axis of a tensor whose sides are not multiples of it).
+_SHADOW_EVERY = 17
 
 #: Step lengths tried, as multiples of the seed's own minimal-residual ``omega``: each step takes the one
 #: that minimises the sum of the shifted residuals plus :data:`_SEED_WEIGHT` times the seed's. (The seed's
@@ -138,13 +139,12 @@ def shifted_bicgstab(
     x = np.zeros(size)
     r = b.astype(float).copy()  # the residual; each step turns it into s, then into the next residual, in place
     gen = np.random.default_rng(_SHADOW_SEED)
-    # the shadow residual: pseudo-random on one entry in _SHADOW_EVERY (its dot products are gathers)
-    sparse = size >= 64 * _SHADOW_EVERY
-    shadow_at = np.flatnonzero(gen.random(size) * _SHADOW_EVERY < 1.0) if sparse else np.arange(size)
-    shadow = gen.random(shadow_at.size) - 0.5
+    # the shadow residual: pseudo-random on every _SHADOW_EVERY-th entry of a long vector (a strided view)
+    every = _SHADOW_EVERY if size >= 64 * _SHADOW_EVERY else 1
+    shadow = gen.random(len(range(0, size, every))) - 0.5
 
     def with_shadow(vec: np.ndarray) -> float:
-        return float(np.dot(shadow, vec[shadow_at]))
+        return float(np.dot(shadow, vec[::every]))
 
     p = r.copy()  # the seed's direction is kappa * p
     kappa = 1.0

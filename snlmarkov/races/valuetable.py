@@ -64,7 +64,7 @@ try:  # the sparse product straight into a buffer (``A @ X`` allocates its resul
 except ImportError:  # pragma: no cover - a scipy that moved its private kernels: fall back to ``@``
     _csr_matvecs = None
 
-__all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL"]
+__all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL", "TURN_RTOL"]
 
 #: Columns of a value tensor transposed at a time (keeps the copy in cache).
 _BLOCK = 512
@@ -72,7 +72,12 @@ _BLOCK = 512
 #: Relative residual the Krylov solver is asked for (the figures then agree with the forward chain to about 1e-13).
 SOLVE_RTOL = 1e-14
 
-#: The true residual of the turn-level solve may exceed the goal by this factor (rounding); more falls back to rounds.
+#: Relative residual of the turn-level classic solve (its figures agree with the forward chain to about 1e-13:
+#: its step lengths favour the shifted systems, whose residuals end well below this).
+TURN_RTOL = 1e-13
+
+#: The true residual of the turn-level solve may be this much above ``SOLVE_RTOL`` (rounding: the recursively
+#: updated residuals drift from the true ones); more falls back to rounds.
 _TRUE_RESIDUAL = 100.0
 
 
@@ -111,6 +116,7 @@ class _Backward:
     def __init__(self, mover: JointMover) -> None:
         self.mover = mover
         self.step_t = sp.csr_matrix(mover.step.T)
+        self.step_t.sort_indices()
         self.n = mover.n
         self._buffers: dict[int, np.ndarray] = {}
 
@@ -131,9 +137,11 @@ class _Backward:
         b = nxt.shape[0]
         out = np.empty((b, n * width))
         w = self._buffer(m)
+        flat = w.reshape(-1)
         bumped = self.mover.bump and m > 1
         if bumped:
-            _, row, col = self.mover._bump_table(m)
+            at, source = self._bumped(m)
+        st = self.step_t
         for c in range(b):
             src = nxt[c].reshape(width, n)
             for lo in range(0, width, _BLOCK):
@@ -142,9 +150,23 @@ class _Backward:
                 w[:n] += add_moved[c]
             w[n] = finish[c]
             if bumped:
-                w[row, col] = w[self.mover.bump_index, col]
-            out[c] = (self.step_t @ w).reshape(-1)
+                flat[at] = flat[source]
+            if _csr_matvecs is None:  # pragma: no cover
+                out[c] = (st @ w).reshape(-1)
+            else:  # straight into the output row (``@`` would allocate a result and copy it)
+                out[c] = 0.0
+                _csr_matvecs(n, n + 1, width, st.indptr, st.indices, st.data, flat, out[c])
         return out
+
+    def _bumped(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """Flat indices into the ``(n + 1, n**(m-1))`` buffer: the bumped entries, and the bump_to entry of each."""
+        key = -m
+        if key not in self._buffers:
+            _, row, col = self.mover._bump_table(m)
+            width = self.n ** (m - 1)
+            self._buffers[key] = np.stack([row * width + col, self.mover.bump_index * width + col])
+        pair = self._buffers[key]
+        return pair[0], pair[1]
 
     def _buffer(self, m: int) -> np.ndarray:
         if m not in self._buffers:
@@ -221,7 +243,7 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
     size = mover.n**k
     ones = np.ones(size)
     roots = np.exp(2j * np.pi * np.arange(1, k // 2 + 1) / k)
-    sol = shifted_bicgstab(apply, ones, tuple(roots - 1.0), rtol=SOLVE_RTOL, maxiter=maxiter)
+    sol = shifted_bicgstab(apply, ones, tuple(roots - 1.0), rtol=TURN_RTOL, maxiter=maxiter)
     if not sol.converged:
         return None
     goal = _TRUE_RESIDUAL * SOLVE_RTOL * np.sqrt(size)
@@ -444,6 +466,9 @@ def build_value_table(
                 fin[names.index(("win", j))] = 1.0
             return fin
 
+        lone = _single_turns(mover)
+        if not np.all(np.isfinite(lone)) or lone.min() < 1.0 or lone.max() > 1e12:
+            raise SnlError("a token cannot finish from some resting square: the race would never end")
         with one_blas_thread():
             solved = _classic_turn_values(mover, k, maxiter) if turn_level else None
         if solved is not None:
