@@ -120,7 +120,9 @@ class _Backward:
         self.n = mover.n
         self._buffers: dict[int, np.ndarray] = {}
 
-    def turn(self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray) -> np.ndarray:
+    def turn(
+        self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Values before one turn of the seat on axis 0, for ``b`` values.
 
         ``nxt``: ``(b, n**m)`` values after the turn, one row per value, the
@@ -128,14 +130,15 @@ class _Backward:
         :meth:`JointMover.move` returns); ``finish``: ``(b, n**(m-1))``
         values when the mover finishes, axes from the next seat;
         ``add_moved``: ``(b,)`` paid when the mover does not finish. Returns
-        ``(b, n**m)`` with the mover's axis first. Per value: one transposed
-        copy (in blocks, to stay in cache) and one sparse product, which
-        writes the mover-first layout directly.
+        ``(b, n**m)`` with the mover's axis first (into ``out`` if given).
+        Per value: one transposed copy (in blocks, to stay in cache) and one
+        sparse product, which writes the mover-first layout directly.
         """
         n = self.n
         width = n ** (m - 1)
         b = nxt.shape[0]
-        out = np.empty((b, n * width))
+        if out is None:
+            out = np.empty((b, n * width))
         w = self._buffer(m)
         flat = w.reshape(-1)
         bumped = self.mover.bump and m > 1
@@ -316,21 +319,25 @@ def _solve_chain(
         for j in range(m - 1, -1, -1):
             if constant:
                 fin, pay = finishes[j], (wrap_pay if j == m - 1 else 0.0 * wrap_pay)
-            else:
-                fin, pay = zero_fin, zero_pay
-            cur = back.turn(cur, m, fin, pay)
+                cur = back.turn(cur, m, fin, pay)
+            else:  # the linear map: only the last turn's values are kept, so two buffers take turns
+                cur = back.turn(cur, m, zero_fin, zero_pay, out=scratch[j % 2])
             if constant:
                 cur += turn_pay[:, None]
             out[j] = cur
         return out
 
+    scratch = [np.empty((b, size)), np.empty((b, size))]
+    results = [np.empty((b, size)) for _ in range(3)]  # BiCGSTAB holds at most two results at a time
     c = sweep(np.zeros((b, size)), True)[0]
     rounds = [0]
 
     def apply(v: np.ndarray) -> np.ndarray:
         """``(I - A) v`` for a batch of value tensors (one backward round)."""
         rounds[0] += 1
-        return v - sweep(v, False)[0]
+        res = results[rounds[0] % 3]
+        np.subtract(v, sweep(v, False)[0], out=res)
+        return res
 
     solved = _bicgstab(apply, c, maxiter)
     if solved is None:
