@@ -20,10 +20,11 @@ Fourier-transformed over ``r``, solve the same system shifted by the
 ``k``-th roots of unity (:func:`_classic_turn_values`). One run of
 BiCGSTAB for shifted systems (:func:`~snlmarkov.races.shifted.shifted_bicgstab`)
 gives them all, two turns per step: for 3 players on the jungle board
-with family rules, about 135 steps (270 turns, against the forward race's
+with family rules, about 130 steps (260 turns, against the forward race's
 480 turns and its geometric tail). If that run falls short (no
 convergence, or a true residual above :data:`_TRUE_RESIDUAL` times the
-goal), the round below is used instead.
+goal), the round below is used instead. The values agree with the forward
+chain from any state to about 1e-13 (tests: 1e-12 on probabilities).
 
 A round (every seat once) maps the values with seat 0 to move onto
 themselves: ``x = c + A x``. It is solved by BiCGSTAB with the round as its
@@ -437,7 +438,7 @@ def build_value_table(
 
     Cost under ``classic`` (``turn_level``): one shifted BiCGSTAB run of
     two backward turns (one sparse product with a tensor of ``n**players``
-    entries each) per step, for every value at once; memory: about 14
+    entries each) per step, for every value at once; memory: about 12
     tensors. Otherwise, for each value, a BiCGSTAB solve whose every step is
     one backward round (``players`` sparse products), then one more round;
     memory: ``players`` tensors per value. ``turn_level=False`` solves
