@@ -14,12 +14,13 @@ a ratio, both sides are measured in the same run.
 | ``hit_probability``, 10^4 and 10^5 squares | < 2 s, < 30 s |
 | ``analyze(jungle)`` and every figure, default OpenBLAS threads vs one | ratio <= 1.5 |
 | 3-player bump race, jungle, family, classic / last one standing | < 2 s / < 5 s |
+| 4-player bump race, jungle, family, classic, ``method="exact"`` | < 15 min and < 8 GB |
 | ``simulate(keep="summary")``, 10^6 and 10^7 games | the same peak memory |
 
 Usage::
 
     python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~3 GB)
-    python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing race
+    python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing or 4-player race
     python benchmarks/bench_scale.py --json out.json
 """
 
@@ -44,10 +45,13 @@ CASES: dict[str, dict] = {
     "jungle-one-blas": dict(what="analyze(jungle), all figures, OPENBLAS_NUM_THREADS=1", size=100),
     "bump-classic": dict(what="3-player bump race, jungle, family, classic", size=100, target_s=2.0),
     "bump-los": dict(what="3-player bump race, jungle, family, last one standing", size=100, target_s=5.0),
+    "bump-4-exact": dict(
+        what='4-player bump race, jungle, family, classic, method="exact"', size=100, target_s=900.0, target_mb=8192
+    ),
     "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
     "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
 }
-QUICK_SKIP = {"turns-1e7", "hit-1e5", "bump-los", "sim-summary-1e7"}
+QUICK_SKIP = {"turns-1e7", "hit-1e5", "bump-los", "bump-4-exact", "sim-summary-1e7"}
 
 
 def _peak_mb() -> float:
@@ -90,6 +94,7 @@ def _child(name: str, repeat: int) -> dict:
         "bump-los": lambda: (
             snl.race(board, snl.Rules.preset("family"), players=3, mode="last_one_standing").expected_rounds
         ),
+        "bump-4-exact": lambda: snl.race(board, snl.Rules.preset("family"), players=4, method="exact").expected_rounds,
         "sim": lambda: snl.simulate(board, rules, size, rng=1, keep="summary").mean_turns(),
     }
     fn = fns.get(name) or fns[name.split("-")[0]]

@@ -286,6 +286,7 @@ def joint_race(
     *,
     tail: float,
     max_rounds: int = 1_000_000,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Exact race figures from the joint chain of all tokens.
 
@@ -302,6 +303,9 @@ def joint_race(
         Stop when less than this probability is still in play.
     max_rounds : int
         Refuse to go on beyond this many rounds.
+    progress : bool
+        Show the rounds as they are run (a tqdm bar on standard error, with
+        the probability still in play).
 
     Returns
     -------
@@ -325,9 +329,34 @@ def joint_race(
     full = np.zeros(mover.n**k)
     full[0] = 1.0  # every token on square 0 (index 0), seat 0 to move
     stall = _Stall(max_rounds)
-    if mode == "classic":
-        return _classic(mover, full, k, tail, stall)
-    return _last_one_standing(mover, full, k, tail, stall)
+    with _RoundsBar(progress, f"exact race, {k} players") as bar:
+        if mode == "classic":
+            return _classic(mover, full, k, tail, stall, bar)
+        return _last_one_standing(mover, full, k, tail, stall)
+
+
+class _RoundsBar:
+    """Rounds of the joint chain as they are run, with the probability still in play (tqdm, or nothing)."""
+
+    def __init__(self, show: bool, desc: str) -> None:
+        self.bar: Any = None
+        if show:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(unit="round", desc=desc, dynamic_ncols=True)
+
+    def __enter__(self) -> _RoundsBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def round(self, alive: float) -> None:
+        """One more round done, ``alive`` still in play."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"in play {alive:.2e}", refresh=False)
+            self.bar.update(1)
 
 
 def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
@@ -346,7 +375,9 @@ def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | 
     return ok, ratio
 
 
-def _classic(mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _Stall) -> dict[str, Any]:
+def _classic(
+    mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _Stall, bar: _RoundsBar
+) -> dict[str, Any]:
     win = np.zeros(k)
     rounds_pmf, turns_pmf = [0.0], [0.0]
     alive, rnd = 1.0, 0
@@ -367,6 +398,7 @@ def _classic(mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _S
         alive = float(full.sum())
         this[k] = alive
         stall.check(rnd, alive)
+        bar.round(alive)
         settled, ratio = _settled(prev, this, prev_ratio)
         prev, prev_ratio = this, ratio
         if settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
