@@ -8,6 +8,7 @@ a ratio, both sides are measured in the same run.
 | case | target |
 |---|---|
 | ``expected_turns``, ``Board.random(n, rng=1)``, app rules, n = 10^6 | < 1 s |
+| ``expected_turns``, one snake over the whole board, 10^6 and 5x10^6 | runs; time ratio near 5 (linear) |
 | the same, n = 10^7 | < 15 s and < 4 GB |
 | the same, 10^6, the whole matrix in one SuperLU (the old path) | baseline of the row above |
 | ``analyze()`` at 10^6 squares | < 3 s and < 1 GB |
@@ -38,6 +39,8 @@ CASES: dict[str, dict] = {
     "turns-1e6": dict(what="expected_turns, Board.random, app", size=10**6, target_s=1.0),
     "turns-1e7": dict(what="expected_turns, Board.random, app", size=10**7, target_s=15.0, target_mb=4096),
     "turns-1e6-one-superlu": dict(what="same, one SuperLU (old path)", size=10**6),
+    "turns-long-1e6": dict(what="expected_turns, one snake N-10 -> 10 (no clean point), app", size=10**6),
+    "turns-long-5e6": dict(what="the same, 5x10^6 (old path: MemoryError)", size=5 * 10**6),
     "analyze-1e6": dict(what="analyze(), Board.random, app", size=10**6, target_s=3.0, target_mb=1024),
     "hit-1e4": dict(what="hit_probability, Board.random, app", size=10**4, target_s=2.0),
     "hit-1e5": dict(what="hit_probability, Board.random, app", size=10**5, target_s=30.0),
@@ -51,7 +54,7 @@ CASES: dict[str, dict] = {
     "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
     "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
 }
-QUICK_SKIP = {"turns-1e7", "hit-1e5", "bump-los", "bump-4-exact", "sim-summary-1e7"}
+QUICK_SKIP = {"turns-1e7", "turns-long-5e6", "hit-1e5", "bump-los", "bump-4-exact", "sim-summary-1e7"}
 
 
 def _peak_mb() -> float:
@@ -68,6 +71,8 @@ def _child(name: str, repeat: int) -> dict:
     size = CASES[name]["size"]
     jungle_board = size == 100 or name.startswith("sim")  # simulate: `size` counts games on the jungle board
     board = snl.Board.builtin() if jungle_board else snl.Board.random(size, rng=1)
+    if name.startswith("turns-long"):  # a snake over the whole board: one block, cut by BlockLU
+        board = snl.Board(size, {size - 10: 10})
     rules = snl.Rules()
 
     def one_superlu():
@@ -174,6 +179,12 @@ def main() -> int:
         old, new = results["turns-1e6-one-superlu"], results["turns-1e6"]
         if "error" not in old:
             ratios.append(f"expected_turns 10^6: one SuperLU / blocks = {old['best_s'] / new['best_s']:.2f}x")
+    if {"turns-long-1e6", "turns-long-5e6"} <= results.keys():
+        a, b = results["turns-long-1e6"], results["turns-long-5e6"]
+        if "error" not in a and "error" not in b:
+            ratios.append(
+                f"expected_turns, one long snake: 5x10^6 / 10^6 squares = {b['best_s'] / a['best_s']:.1f}x (linear: 5)"
+            )
     if {"jungle-default-blas", "jungle-one-blas"} <= results.keys():
         d, o = results["jungle-default-blas"], results["jungle-one-blas"]
         if "error" not in d and "error" not in o:
