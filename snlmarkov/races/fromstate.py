@@ -36,7 +36,7 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import GameError, SnlError
 from ..state import GameState
-from .bump import DROP_FRACTION, JointMover, end_of_round
+from .bump import DROP_FRACTION, JointMover, SettledTensor, SettleWatch, end_of_round
 
 __all__ = [
     "FirstPassage",
@@ -413,7 +413,10 @@ def joint_from(
     The same iteration as :func:`snlmarkov.races.bump.joint_race`, started
     from a point mass on the state's squares: the seats still racing play in
     cyclic order from the seat to move, the round in progress is round 1,
-    and finishing orders begin with the seats already finished.
+    and finishing orders begin with the seats already finished. Under last
+    one standing the joint tensor is extrapolated once its rounds have
+    settled, as there (:class:`snlmarkov.races.bump.SettleWatch`; the first,
+    partial round never counts as settled).
 
     Examples
     --------
@@ -509,6 +512,8 @@ def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str,
     if m0 == 1:  # one token left: it finishes in its own time
         only = racing[0]
         prefix = prefix0 + (only,)
+    watch = SettleWatch()  # once the joint tensor's rounds are geometric, it is extrapolated (as in bump)
+    outflows: dict[int, np.ndarray] = {}
     for rnd, s in _slots(order, state.to_move):
         if rnd != current:
             full, in_play = end_of_round(full, by_order, by_turn, live, dropped, tail_of, drop, tail)
@@ -516,14 +521,22 @@ def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str,
                 break
             if rnd > max_rounds:
                 raise SnlError(f"the race had not ended after {max_rounds} rounds (probability {in_play:.3g} in play)")
+            if isinstance(full, np.ndarray):
+                full = watch.feed(outflows, float(full.sum())) or full
+            if isinstance(full, SettledTensor):
+                full.next_round()
+            outflows = {}
             current = rnd
         t += 1
         if live["rounds"]:
             while len(rounds_pmf) <= rnd:
                 rounds_pmf.append(0.0)
         out_full = None
-        if full is not None:
+        if isinstance(full, np.ndarray):
             full, out_full = mover.move(full, m0)
+            outflows[s] = out_full.copy()
+        elif full is not None:
+            out_full = full.outflow(s)
         rest = tuple(a for a in racing if a != s)
         if live["rounds"]:
             movers = [p for p in by_order if s not in p]
