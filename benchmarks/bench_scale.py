@@ -16,6 +16,7 @@ a ratio, both sides are measured in the same run.
 | ``analyze(jungle)`` and every figure, default OpenBLAS threads vs one | ratio <= 1.5 |
 | 3-player bump race, jungle, family, classic / last one standing | < 2 s / < 5 s |
 | 4-player bump race, jungle, family, classic, ``method="exact"`` | < 15 min and < 8 GB |
+| the same, last one standing (beyond the issue) | - |
 | ``simulate(keep="summary")``, 10^6 and 10^7 games | the same peak memory |
 
 Usage::
@@ -51,10 +52,11 @@ CASES: dict[str, dict] = {
     "bump-4-exact": dict(
         what='4-player bump race, jungle, family, classic, method="exact"', size=100, target_s=900.0, target_mb=8192
     ),
+    "bump-4-los": dict(what='4-player bump race, jungle, family, last one standing, method="exact"', size=100),
     "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
     "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
 }
-QUICK_SKIP = {"turns-1e7", "turns-long-5e6", "hit-1e5", "bump-los", "bump-4-exact", "sim-summary-1e7"}
+QUICK_SKIP = {"turns-1e7", "turns-long-5e6", "hit-1e5", "bump-los", "bump-4-exact", "bump-4-los", "sim-summary-1e7"}
 
 
 def _peak_mb() -> float:
@@ -100,6 +102,11 @@ def _child(name: str, repeat: int) -> dict:
             snl.race(board, snl.Rules.preset("family"), players=3, mode="last_one_standing").expected_rounds
         ),
         "bump-4-exact": lambda: snl.race(board, snl.Rules.preset("family"), players=4, method="exact").expected_rounds,
+        "bump-4-los": lambda: (
+            snl.race(
+                board, snl.Rules.preset("family"), players=4, mode="last_one_standing", method="exact"
+            ).expected_rounds
+        ),
         "sim": lambda: snl.simulate(board, rules, size, rng=1, keep="summary").mean_turns(),
     }
     fn = fns.get(name) or fns[name.split("-")[0]]

@@ -93,7 +93,6 @@ def test_monte_carlo_json_is_reproducible_with_a_seed(capsys: pytest.CaptureFixt
         (["--set", "bump=maybe"], "bump takes true or false"),
         (["--games", "0", "--method", "monte_carlo"], "expected a whole number >= 1, got 0"),
         (["--players", "5", "--rules", "family", "--method", "exact"], "states, more than"),
-        (["--players", "4", "--rules", "family", "--method", "exact", "--mode", "last_one_standing"], "classic allows"),
         (["--board", "missing.toml"], "cannot read board file"),
     ],
 )

@@ -295,14 +295,13 @@ def test_exact_joint_chain_too_large_is_refused() -> None:
     """Past the caps, method="exact" is refused up front (in well under a second), never allocated."""
     board, rules = Board.builtin(), Rules.preset("family")
     from snlmarkov.errors import LimitError
-    from snlmarkov.races.core import MAX_EXACT_CLASSIC_STATES, MAX_EXACT_STATES
+    from snlmarkov.races.core import MAX_EXACT_JOINT_STATES, MAX_EXACT_STATES
 
-    assert MAX_EXACT_STATES < joint_chain_states(board, rules, 4) <= MAX_EXACT_CLASSIC_STATES
-    assert joint_chain_states(board, rules, 5) > MAX_EXACT_CLASSIC_STATES
-    with pytest.raises(LimitError, match=r"states, more than 400000000; use method='monte_carlo'"):
-        race(board, rules, players=5, method="exact")
-    with pytest.raises(LimitError, match=r"more than 20000000 under last_one_standing \(classic allows"):
-        race(board, rules, players=4, mode="last_one_standing", method="exact")
+    assert MAX_EXACT_STATES < joint_chain_states(board, rules, 4) <= MAX_EXACT_JOINT_STATES
+    assert joint_chain_states(board, rules, 5) > MAX_EXACT_JOINT_STATES
+    for mode in ("classic", "last_one_standing"):
+        with pytest.raises(LimitError, match=r"states, more than 400000000; use method='monte_carlo'"):
+            race(board, rules, players=5, mode=mode, method="exact")
 
 
 def test_exact_joint_chain_respects_the_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -141,7 +141,9 @@ def test_cut_of_long_snakes_agrees_with_one_superlu(rules):
     a = _turn_system(OVERLAPPING, rules)
     assert int(np.diff(BlockLU(a, rows=64, cut_rows=10**9).bounds).max()) > 2900  # one block without the cut
     lu = BlockLU(a, rows=64, cut_rows=128)
-    if rules.bonus_on_six and rules.max_sixes is None:  # a turn of unbounded length reaches too many squares after a snake: no cut
+    if (
+        rules.bonus_on_six and rules.max_sixes is None
+    ):  # a turn of unbounded length reaches too many squares after a snake: no cut
         assert lu.cut_columns.size == 0
     else:
         assert lu.cut_columns.size >= 8 and int(np.diff(lu.bounds).max()) <= 128

@@ -61,7 +61,7 @@ def register(subparsers: Any) -> None:
         description=(
             "Per-seat win chances (and, under last_one_standing, expected place and place distribution), "
             "expected rounds and total turns. Exact without bump, and with bump for up to 3 players "
-            "(4 under classic with --method exact, about 2 minutes on the jungle board); "
+            "(4 with --method exact, minutes on the jungle board); "
             "otherwise Monte Carlo with 95%% confidence intervals."
         ),
     )

@@ -364,7 +364,7 @@ def joint_race(
     with _RoundsBar(progress, f"exact race, {k} players") as bar:
         if mode == "classic":
             return _classic(mover, full, k, tail, stall, bar)
-        return _last_one_standing(mover, full, k, tail, stall)
+        return _last_one_standing(mover, full, k, tail, stall, bar)
 
 
 class _RoundsBar:
@@ -534,7 +534,7 @@ class SettleWatch:
 
 
 def _last_one_standing(
-    mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall
+    mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall, bar: _RoundsBar | None = None
 ) -> dict[str, Any]:
     seats = tuple(range(k))
     drop = tail * DROP_FRACTION
@@ -617,6 +617,8 @@ def _last_one_standing(
         if not live["rounds"] and not live["turns"]:
             break
         stall.check(rnd, in_play)
+        if bar is not None:
+            bar.round(in_play)
         if isinstance(current, np.ndarray):  # once its rounds are geometric, stop moving the full tensor
             current = watch.feed(outflows, float(current.sum())) or current
 

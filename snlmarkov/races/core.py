@@ -24,15 +24,14 @@ How the figures are obtained (``RaceResult.method``):
     ``exact=False``; it never claims to be exact.
 
 Large exact joint chains: ``method="auto"`` builds joint chains of up to
-:data:`MAX_EXACT_STATES` states. ``method="exact"`` goes further under
-``classic``, up to :data:`MAX_EXACT_CLASSIC_STATES` states and the memory
-limit of :func:`snlmarkov.limits.check_memory` (about
-:data:`JOINT_BYTES_PER_STATE` bytes per square combination, checked before
-anything is allocated): 4 players with ``bump`` on the jungle board (82
-resting squares, 181 million states) take about 2 minutes and 1.3 GB on one
-core; ``progress=True`` shows the rounds as they are run. Under last one
-standing the chain must be iterated to its whole tail, so the limit stays
-:data:`MAX_EXACT_STATES`.
+:data:`MAX_EXACT_STATES` states. ``method="exact"`` goes further, up to
+:data:`MAX_EXACT_JOINT_STATES` states and the memory limit of
+:func:`snlmarkov.limits.check_memory` (about :data:`JOINT_BYTES_PER_STATE`
+bytes per square combination, checked before anything is allocated): 4
+players with ``bump`` on the jungle board (82 resting squares, 181 million
+states) take about 2.5 minutes under ``classic`` and 5 under
+``last_one_standing``, 1.2-1.4 GB, on one core; ``progress=True`` shows the
+rounds as they are run.
 
 In ``classic`` mode only the winner is placed, so ``place_probability`` has
 a single column (place 1, equal to ``win_probability``) and the finishing
@@ -71,7 +70,7 @@ __all__ = [
     "MAX_PLAYERS",
     "EXACT_JOINT_PLAYERS",
     "MAX_EXACT_STATES",
-    "MAX_EXACT_CLASSIC_STATES",
+    "MAX_EXACT_JOINT_STATES",
     "JOINT_BYTES_PER_STATE",
     "DEFAULT_GAMES",
     "joint_chain_states",
@@ -79,11 +78,11 @@ __all__ = [
 
 #: With ``bump``, ``method="auto"`` solves the joint chain for up to this many players.
 EXACT_JOINT_PLAYERS = 3
-#: The largest joint chain (states) ``method="auto"`` builds, and the largest under last one standing.
+#: The largest joint chain (states) ``method="auto"`` builds.
 MAX_EXACT_STATES = 20_000_000
-#: The largest joint chain (states) ``method="exact"`` builds under ``classic``
-#: (4 players on a board of up to about 96 resting squares).
-MAX_EXACT_CLASSIC_STATES = 400_000_000
+#: The largest joint chain (states) ``method="exact"`` builds (4 players on a
+#: board of up to about 100 resting squares).
+MAX_EXACT_JOINT_STATES = 400_000_000
 #: Memory estimate of a large classic joint chain, in bytes per square
 #: combination (``n**k``): the tensor, the turn's product and its rotated
 #: copy (measured: 27 bytes, 1.22 GB for 4 players on the jungle board).
@@ -421,11 +420,10 @@ def race(
         ``auto``: exact whenever it is affordable (always without ``bump``;
         with ``bump`` for up to 3 players), else Monte Carlo. ``exact``:
         exact or an error: with ``bump`` the joint chain may have at most
-        :data:`MAX_EXACT_CLASSIC_STATES` states under ``classic`` (4 players
-        on the jungle board: about 2 minutes and 1.3 GB) and
-        :data:`MAX_EXACT_STATES` under ``last_one_standing`` (4 to 6 players
-        on small boards), within the memory limit. ``monte_carlo``: always
-        simulate.
+        :data:`MAX_EXACT_JOINT_STATES` states within the memory limit (4
+        players on the jungle board: about 2.5 minutes under ``classic``, 5
+        under ``last_one_standing``, 1.2-1.4 GB; 5 players there are
+        refused). ``monte_carlo``: always simulate.
     games : int, default 100000
         Games to simulate when the figures are estimated.
     rng : None, int >= 0, SeedSequence or numpy.random.Generator
@@ -518,7 +516,7 @@ def race(
     states = k * squares**k
     if method == "auto" and (k > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES):
         return _monte_carlo(common, games, rng, progress)
-    _check_joint_size(states, squares**k, k, mode)
+    _check_joint_size(states, squares**k, k)
     figures = joint_race(model, rules, k, mode, tail=tail, progress=progress)
     orders = figures["order_probability"]
     places = k if mode == "last_one_standing" else 1
@@ -530,14 +528,12 @@ def race(
 _METHOD_OVER = "exact: the game is over"
 
 
-def _check_joint_size(states: int, combinations: int, k: int, mode: str) -> None:
+def _check_joint_size(states: int, combinations: int, k: int) -> None:
     """Refuse an exact joint chain over its limits, before anything is allocated."""
-    cap = MAX_EXACT_CLASSIC_STATES if mode == "classic" else MAX_EXACT_STATES
-    if states > cap:
-        why = "" if mode == "classic" else f" under {mode} (classic allows up to {MAX_EXACT_CLASSIC_STATES})"
+    if states > MAX_EXACT_JOINT_STATES:
         raise LimitError(
-            f"the joint chain of {k} players on this board has {states} states, more than {cap}{why}; "
-            f"use method='monte_carlo'"
+            f"the joint chain of {k} players on this board has {states} states, more than "
+            f"{MAX_EXACT_JOINT_STATES}; use method='monte_carlo'"
         )
     if states > MAX_EXACT_STATES:
         check_memory(
