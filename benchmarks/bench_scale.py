@@ -13,6 +13,7 @@ a ratio, both sides are measured in the same run.
 | the same, 10^6, the whole matrix in one SuperLU (the old path) | baseline of the row above |
 | ``analyze()`` at 10^6 squares | < 3 s and < 1 GB |
 | ``hit_probability``, 10^4 and 10^5 squares | < 2 s, < 30 s |
+| the same on a board under one long snake (no clean point) | < 2 s, < 30 s |
 | ``analyze(jungle)`` and every figure, default OpenBLAS threads vs one | ratio <= 1.5 |
 | 3-player bump race, jungle, family, classic / last one standing | < 2 s / < 5 s |
 | 4-player bump race, jungle, family, classic, ``method="exact"`` | < 15 min and < 8 GB |
@@ -45,6 +46,8 @@ CASES: dict[str, dict] = {
     "analyze-1e6": dict(what="analyze(), Board.random, app", size=10**6, target_s=3.0, target_mb=1024),
     "hit-1e4": dict(what="hit_probability, Board.random, app", size=10**4, target_s=2.0),
     "hit-1e5": dict(what="hit_probability, Board.random, app", size=10**5, target_s=30.0),
+    "hit-long-1e4": dict(what="hit_probability, one snake N-10 -> 10, app", size=10**4, target_s=2.0),
+    "hit-long-1e5": dict(what="the same, 10^5", size=10**5, target_s=30.0),
     "jungle-default-blas": dict(what="analyze(jungle), all figures, default BLAS threads", size=100),
     "jungle-one-blas": dict(what="analyze(jungle), all figures, OPENBLAS_NUM_THREADS=1", size=100),
     "bump-classic": dict(what="3-player bump race, jungle, family, classic", size=100, target_s=2.0),
@@ -73,7 +76,7 @@ def _child(name: str, repeat: int) -> dict:
     size = CASES[name]["size"]
     jungle_board = size == 100 or name.startswith("sim")  # simulate: `size` counts games on the jungle board
     board = snl.Board.builtin() if jungle_board else snl.Board.random(size, rng=1)
-    if name.startswith("turns-long"):  # a snake over the whole board: one block, cut by BlockLU
+    if name.startswith(("turns-long", "hit-long")):  # a snake over the whole board: one block, cut by BlockLU
         board = snl.Board(size, {size - 10: 10})
     rules = snl.Rules()
 
@@ -111,7 +114,7 @@ def _child(name: str, repeat: int) -> dict:
     }
     fn = fns.get(name) or fns[name.split("-")[0]]
     times, cpus, value = [], [], None
-    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5")) else repeat
+    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5", "hit-long-1e5")) else repeat
     if name.startswith("jungle"):
         repeat = max(repeat, 30)
     for _ in range(repeat):

@@ -37,6 +37,7 @@ __all__ = [
     "BLOCK_ROWS",
     "CUT_ROWS",
     "MAX_CUT_COLUMNS",
+    "LongCut",
 ]
 
 #: Matrices whose lower plus upper bandwidth is at most this are factorised
@@ -334,7 +335,7 @@ def _row_slice(a: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
 
 
 def _diagonal_block(rows: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
-    """Columns ``lo:hi`` of a row block (entries before ``lo`` are the cut ones of :class:`_Cut`)."""
+    """Columns ``lo:hi`` of a row block (entries before ``lo`` are the cut ones of :class:`LongCut`)."""
     keep = (rows.indices < hi) & (rows.indices >= lo)
     ptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
     np.cumsum(_count_kept(keep, rows.indptr), out=ptr[1:])
@@ -409,9 +410,9 @@ class BlockLU:
             raise SnlError("no state of the chain can finish: nothing to solve")
         self.a = a
         self.bounds = block_bounds(a, rows)
-        self.cut: _Cut | None = None
+        self.cut: LongCut | None = None
         if int(np.diff(self.bounds).max()) > cut_rows:
-            self.cut = _Cut.find(a, rows, cut_rows)
+            self.cut = LongCut.find(a, rows, cut_rows)
             if self.cut is not None:
                 self.bounds = self.cut.bounds
         self._factors = []
@@ -467,7 +468,7 @@ class BlockLU:
         return y
 
 
-class _Cut:
+class LongCut:
     """The long backward entries of ``a``, cut out so that the rest splits into short blocks.
 
     ``a = short + e``, ``e`` nonzero only in the few :attr:`columns` ``J``
@@ -491,16 +492,18 @@ class _Cut:
         self._k: Any = None
 
     @classmethod
-    def find(cls, a: sp.csr_matrix, rows: int, cut_rows: int) -> _Cut | None:
+    def find(cls, a: sp.csr_matrix, rows: int, cut_rows: int, *, start: int | None = None) -> LongCut | None:
         """Cut the backward entries longer than a span ``L`` (halved until every block is short).
 
-        ``None`` when no span leaves at most :data:`MAX_CUT_COLUMNS` columns
-        cut and every block at most ``cut_rows`` rows long.
+        ``L`` starts at ``start`` (default ``rows``); blocks are those of
+        :func:`block_bounds` with ``rows``. ``None`` when no span leaves at
+        most :data:`MAX_CUT_COLUMNS` columns cut and every block at most
+        ``cut_rows`` rows long.
         """
         n = a.shape[0]
         span = np.repeat(np.arange(n, dtype=np.int64), np.diff(a.indptr))  # the row of every entry ...
         span -= a.indices  # ... minus its column
-        limit = max(1, min(int(rows), int(span.max())))
+        limit = max(1, min(int(rows if start is None else start), int(span.max())))
         while limit >= 1:
             long = span > limit
             columns = np.unique(a.indices[long]).astype(np.int64)
@@ -523,6 +526,14 @@ class _Cut:
             del short
             limit //= 2
         return None
+
+    def short(self, a: sp.csr_matrix) -> sp.csr_matrix:
+        """``a`` without the cut entries (CSR, sorted)."""
+        e = sp.csr_matrix((self.e_j.data, self.columns[self.e_j.indices], self.e_j.indptr), shape=a.shape)
+        out = (a - e).tocsr()
+        out.eliminate_zeros()
+        out.sort_indices()
+        return out
 
     def prepare(self, solve_short: Any) -> None:
         """Factorise ``I + K`` (``K = (s^-1 E_J)[J]``, by ``|J|`` solves in small batches)."""
