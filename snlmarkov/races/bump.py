@@ -72,7 +72,16 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import ModelError, SnlError
 
-__all__ = ["JointMover", "joint_race", "resting_squares", "end_of_round", "SettleWatch", "SettledTensor"]
+__all__ = [
+    "JointMover",
+    "joint_race",
+    "resting_squares",
+    "end_of_round",
+    "SettleWatch",
+    "SettledTensor",
+    "geometric_rounds",
+    "settled",
+]
 
 #: A tensor holding less than this fraction of ``tail`` is dropped (its mass
 #: is added to the tail).
@@ -391,7 +400,7 @@ class _RoundsBar:
             self.bar.update(1)
 
 
-def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
+def settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
     """Whether the round-on-round ratios of ``cur`` (per-seat finishes and mass in play) have settled.
 
     Settled: every ratio equals the ratio of the mass in play, and that
@@ -405,6 +414,23 @@ def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | 
         np.all(np.abs(ratio - rho) <= SETTLE_TOL * rho) and np.all(np.abs(ratio - prev_ratio) <= SETTLE_TOL * rho)
     )
     return ok, ratio
+
+
+def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None:
+    """``rho**1 .. rho**extra``: the settled rounds left to the horizon (``alive * rho**extra < tail``).
+
+    ``None`` when the series does not shrink or would be longer than
+    :data:`MAX_GEOMETRIC_ROUNDS` (the rounds are then iterated).
+
+    Examples
+    --------
+    >>> geometric_rounds(0.5, 1e-3, 1e-6).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625, 0.001953125, 0.0009765625]
+    """
+    extra = int(np.ceil(np.log(tail / alive) / np.log(rho))) if 0 < rho < 1 else 0
+    if 0 < extra <= MAX_GEOMETRIC_ROUNDS:
+        return rho ** np.arange(1, extra + 1)
+    return None
 
 
 def _classic(
@@ -431,13 +457,11 @@ def _classic(
         this[k] = alive
         stall.check(rnd, alive)
         bar.round(alive)
-        settled, ratio = _settled(prev, this, prev_ratio)
+        is_settled, ratio = settled(prev, this, prev_ratio)
         prev, prev_ratio = this, ratio
-        if settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
-            rho = float(ratio[-1])
-            extra = int(np.ceil(np.log(tail / alive) / np.log(rho))) if rho < 1 else 0
-            if 0 < extra <= MAX_GEOMETRIC_ROUNDS:
-                powers = rho ** np.arange(1, extra + 1)
+        if is_settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
+            powers = geometric_rounds(float(ratio[-1]), alive, tail)
+            if powers is not None:
                 win += this[:k] * float(powers.sum())
                 rounds_pmf.extend((in_round * powers).tolist())
                 turns_pmf.extend((powers[:, None] * this[None, :k]).ravel().tolist())
