@@ -34,7 +34,15 @@ from ..rules import Rules
 from ..state import GameState
 from .bump import JointMover
 from .core import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, EXACT_JOINT_PLAYERS, RaceResult, _mode, _players
-from .fromstate import finished_figures, first_passage, independent_from, joint_from, play_order
+from .fromstate import (
+    FirstPassage,
+    _reachable,
+    finished_figures,
+    first_passage,
+    independent_from,
+    joint_from,
+    play_order,
+)
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
@@ -241,14 +249,24 @@ class Odds:
             )
         self.board, self.rules, self.players, self.tail = board, rules, k, float(tail)
         self._model = turn_model(board, rules)
-        origins = (0, rules.bump_to) if rules.bump else (0,)
-        self._passage = first_passage(self._model, self.tail, origins)
+        self._origins = (0, rules.bump_to) if rules.bump else (0,)
+        self._first_passage: FirstPassage | None = None
+        self._reachable = _reachable(self._model, self._origins)
+        if not (rules.bump and k > 1 and self.mode == "classic"):  # classic with bump never needs it
+            self._first_passage = first_passage(self._model, self.tail, self._origins)
         self._table = None
         if rules.bump and k > 1:
             self._mover = JointMover.of(self._model, rules)
             self._table = build_value_table(self._mover, k, self.mode)
             self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
         self.method = _METHOD_JOINT if self._table is not None else _METHOD_INDEPENDENT
+
+    @property
+    def _passage(self) -> FirstPassage:
+        """Every square's turns-to-finish distribution (built on first use)."""
+        if self._first_passage is None:
+            self._first_passage = first_passage(self._model, self.tail, self._origins)
+        return self._first_passage
 
     def __repr__(self) -> str:
         return (
@@ -265,7 +283,7 @@ class Odds:
             raise GameError(f"state has {state.players} seats' squares for odds of {self.players} players")
         state.validate(self.board, self.rules, self.mode)
         for seat in state.racing:
-            if not self._passage.reachable[state.positions[seat]]:
+            if not self._reachable[state.positions[seat]]:
                 raise GameError(f"GameState.positions[{seat}] = {state.positions[seat]}: no token rests on that square")
         return state
 

@@ -64,7 +64,7 @@ try:  # the sparse product straight into a buffer (``A @ X`` allocates its resul
 except ImportError:  # pragma: no cover - a scipy that moved its private kernels: fall back to ``@``
     _csr_matvecs = None
 
-__all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL"]
+__all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL", "TURN_RTOL"]
 
 #: Columns of a value tensor transposed at a time (keeps the copy in cache).
 _BLOCK = 512
@@ -72,7 +72,12 @@ _BLOCK = 512
 #: Relative residual the Krylov solver is asked for (the figures then agree with the forward chain to about 1e-13).
 SOLVE_RTOL = 1e-14
 
-#: The true residual of the turn-level solve may exceed the goal by this factor (rounding); more falls back to rounds.
+#: Relative residual of the turn-level classic solve (its figures agree with the forward chain to about 1e-13:
+#: its step lengths favour the shifted systems, whose residuals end well below this).
+TURN_RTOL = 1e-13
+
+#: The true residual of the turn-level solve may be this much above ``SOLVE_RTOL`` (rounding: the recursively
+#: updated residuals drift from the true ones); more falls back to rounds.
 _TRUE_RESIDUAL = 100.0
 
 
@@ -111,10 +116,13 @@ class _Backward:
     def __init__(self, mover: JointMover) -> None:
         self.mover = mover
         self.step_t = sp.csr_matrix(mover.step.T)
+        self.step_t.sort_indices()
         self.n = mover.n
         self._buffers: dict[int, np.ndarray] = {}
 
-    def turn(self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray) -> np.ndarray:
+    def turn(
+        self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Values before one turn of the seat on axis 0, for ``b`` values.
 
         ``nxt``: ``(b, n**m)`` values after the turn, one row per value, the
@@ -122,18 +130,21 @@ class _Backward:
         :meth:`JointMover.move` returns); ``finish``: ``(b, n**(m-1))``
         values when the mover finishes, axes from the next seat;
         ``add_moved``: ``(b,)`` paid when the mover does not finish. Returns
-        ``(b, n**m)`` with the mover's axis first. Per value: one transposed
-        copy (in blocks, to stay in cache) and one sparse product, which
-        writes the mover-first layout directly.
+        ``(b, n**m)`` with the mover's axis first (into ``out`` if given).
+        Per value: one transposed copy (in blocks, to stay in cache) and one
+        sparse product, which writes the mover-first layout directly.
         """
         n = self.n
         width = n ** (m - 1)
         b = nxt.shape[0]
-        out = np.empty((b, n * width))
+        if out is None:
+            out = np.empty((b, n * width))
         w = self._buffer(m)
+        flat = w.reshape(-1)
         bumped = self.mover.bump and m > 1
         if bumped:
-            _, row, col = self.mover._bump_table(m)
+            at, source = self._bumped(m)
+        st = self.step_t
         for c in range(b):
             src = nxt[c].reshape(width, n)
             for lo in range(0, width, _BLOCK):
@@ -142,9 +153,23 @@ class _Backward:
                 w[:n] += add_moved[c]
             w[n] = finish[c]
             if bumped:
-                w[row, col] = w[self.mover.bump_index, col]
-            out[c] = (self.step_t @ w).reshape(-1)
+                flat[at] = flat[source]
+            if _csr_matvecs is None:  # pragma: no cover
+                out[c] = (st @ w).reshape(-1)
+            else:  # straight into the output row (``@`` would allocate a result and copy it)
+                out[c] = 0.0
+                _csr_matvecs(n, n + 1, width, st.indptr, st.indices, st.data, flat, out[c])
         return out
+
+    def _bumped(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """Flat indices into the ``(n + 1, n**(m-1))`` buffer: the bumped entries, and the bump_to entry of each."""
+        key = -m
+        if key not in self._buffers:
+            _, row, col = self.mover._bump_table(m)
+            width = self.n ** (m - 1)
+            self._buffers[key] = np.stack([row * width + col, self.mover.bump_index * width + col])
+        pair = self._buffers[key]
+        return pair[0], pair[1]
 
     def _buffer(self, m: int) -> np.ndarray:
         if m not in self._buffers:
@@ -174,9 +199,10 @@ class _Turn:
         self.minus = -self.q.data
         self.work = np.empty((n, self.width))
         self.bumped = mover.bump and m > 1
-        self.bump_index = mover.bump_index
-        if self.bumped:
-            _, self.row, self.col = mover._bump_table(m)
+        if self.bumped:  # flat indices into the work buffer: the bumped entries and the bump_to entry of their column
+            _, row, col = mover._bump_table(m)
+            self.bumped_at = row * self.width + col
+            self.bumped_from = mover.bump_index * self.width + col
         self.turns = 0
 
     def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
@@ -186,13 +212,14 @@ class _Turn:
         grid = src.reshape(width, n)
         for lo in range(0, width, _BLOCK):
             w[:, lo : lo + _BLOCK] = grid[lo : lo + _BLOCK].T
+        flat = w.reshape(-1)
         if self.bumped:
-            w[self.row, self.col] = w[self.bump_index, self.col]
+            flat[self.bumped_at] = flat[self.bumped_from]
         if _csr_matvecs is None:  # pragma: no cover
             np.subtract(src, (self.q @ w).reshape(-1), out=out)
             return
         np.copyto(out, src)
-        _csr_matvecs(n, n, width, self.q.indptr, self.q.indices, self.minus, w.reshape(-1), out)
+        _csr_matvecs(n, n, width, self.q.indptr, self.q.indices, self.minus, flat, out)
 
 
 def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[np.ndarray], np.ndarray, int] | None:
@@ -219,33 +246,36 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
     size = mover.n**k
     ones = np.ones(size)
     roots = np.exp(2j * np.pi * np.arange(1, k // 2 + 1) / k)
-    sol = shifted_bicgstab(apply, ones, tuple(roots - 1.0), rtol=SOLVE_RTOL, maxiter=maxiter)
+    sol = shifted_bicgstab(apply, ones, tuple(roots - 1.0), rtol=TURN_RTOL, maxiter=maxiter)
     if not sol.converged:
         return None
     goal = _TRUE_RESIDUAL * SOLVE_RTOL * np.sqrt(size)
-    res = np.empty(size)
+    res, res_i = np.empty(size), np.empty(size)
     apply(sol.x, res)
     res -= 1.0
     if not np.sqrt(np.dot(res, res)) <= goal:
         return None
-    res_i = np.empty(size)
-    g = []
-    for w, u in zip(roots, sol.shifted):
-        apply(u.real, res)
-        apply(u.imag, res_i)
-        rr = res + (w - 1.0) * u.real - 1.0
-        ri = res_i + (w - 1.0) * u.imag
-        err = rr.real - ri.imag, rr.imag + ri.real
-        if not np.sqrt(np.dot(err[0], err[0]) + np.dot(err[1], err[1])) <= goal:
+    # F_r = (1/k) sum_j w^(jr) G_j over all j (G_0 = 1, G_(k-j) the conjugate of G_j), with
+    # G_j = w^j + (1 - w^j) w^j u_j: each F_r is 1/k plus a real combination of the parts of every u_j
+    f = [np.full(size, 1.0 / k) for _ in range(k)]
+    for j, (w, (u_re, u_im)) in enumerate(zip(roots, sol.parts), start=1):
+        sig = w - 1.0
+        apply(u_re, res)  # the true residual of ((w - 1) I + I - T) u = 1, real and imaginary parts
+        apply(u_im, res_i)
+        res += sig.real * u_re
+        res -= sig.imag * u_im
+        res -= 1.0
+        res_i += sig.imag * u_re
+        res_i += sig.real * u_im
+        if not np.sqrt(np.dot(res, res) + np.dot(res_i, res_i)) <= goal:
             return None
-        g.append(w + (1.0 - w) * w * u)
-    f = []
-    for r in range(k):  # F_r = (1/k) sum_j w^(jr) G_j over all j: G_0 = 1, G_(k-j) the conjugate of G_j
-        acc = np.ones(size)
-        for j, gj in enumerate(g, start=1):
-            term = (np.exp(2j * np.pi * j * r / k) * gj).real
-            acc += term if 2 * j == k else 2.0 * term
-        f.append(acc / k)
+        c = (1.0 - w) * w
+        twice = 1.0 if 2 * j == k else 2.0
+        for r in range(k):
+            z = np.exp(2j * np.pi * j * r / k)  # Re(z G_j) = Re(z w) + Re(z c) u_re - Im(z c) u_im
+            f[r] += twice / k * (z * w).real
+            f[r] += twice / k * (z * c).real * u_re
+            f[r] -= twice / k * (z * c).imag * u_im
     return f, sol.x, apply.turns
 
 
@@ -289,21 +319,25 @@ def _solve_chain(
         for j in range(m - 1, -1, -1):
             if constant:
                 fin, pay = finishes[j], (wrap_pay if j == m - 1 else 0.0 * wrap_pay)
-            else:
-                fin, pay = zero_fin, zero_pay
-            cur = back.turn(cur, m, fin, pay)
+                cur = back.turn(cur, m, fin, pay)
+            else:  # the linear map: only the last turn's values are kept, so two buffers take turns
+                cur = back.turn(cur, m, zero_fin, zero_pay, out=scratch[j % 2])
             if constant:
                 cur += turn_pay[:, None]
             out[j] = cur
         return out
 
+    scratch = [np.empty((b, size)), np.empty((b, size))]
+    results = [np.empty((b, size)) for _ in range(3)]  # BiCGSTAB holds at most two results at a time
     c = sweep(np.zeros((b, size)), True)[0]
     rounds = [0]
 
     def apply(v: np.ndarray) -> np.ndarray:
         """``(I - A) v`` for a batch of value tensors (one backward round)."""
         rounds[0] += 1
-        return v - sweep(v, False)[0]
+        res = results[rounds[0] % 3]
+        np.subtract(v, sweep(v, False)[0], out=res)
+        return res
 
     solved = _bicgstab(apply, c, maxiter)
     if solved is None:
@@ -439,6 +473,9 @@ def build_value_table(
                 fin[names.index(("win", j))] = 1.0
             return fin
 
+        lone = _single_turns(mover)
+        if not np.all(np.isfinite(lone)) or lone.min() < 1.0 or lone.max() > 1e12:
+            raise SnlError("a token cannot finish from some resting square: the race would never end")
         with one_blas_thread():
             solved = _classic_turn_values(mover, k, maxiter) if turn_level else None
         if solved is not None:
