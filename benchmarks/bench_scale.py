@@ -8,18 +8,22 @@ a ratio, both sides are measured in the same run.
 | case | target |
 |---|---|
 | ``expected_turns``, ``Board.random(n, rng=1)``, app rules, n = 10^6 | < 1 s |
+| ``expected_turns``, one snake over the whole board, 10^6 and 5x10^6 | runs; time ratio near 5 (linear) |
 | the same, n = 10^7 | < 15 s and < 4 GB |
 | the same, 10^6, the whole matrix in one SuperLU (the old path) | baseline of the row above |
 | ``analyze()`` at 10^6 squares | < 3 s and < 1 GB |
 | ``hit_probability``, 10^4 and 10^5 squares | < 2 s, < 30 s |
+| the same on a board under one long snake (no clean point) | < 2 s, < 30 s |
 | ``analyze(jungle)`` and every figure, default OpenBLAS threads vs one | ratio <= 1.5 |
 | 3-player bump race, jungle, family, classic / last one standing | < 2 s / < 5 s |
+| 4-player bump race, jungle, family, classic, ``method="exact"`` | < 15 min and < 8 GB |
+| the same, last one standing (beyond the issue) | - |
 | ``simulate(keep="summary")``, 10^6 and 10^7 games | the same peak memory |
 
 Usage::
 
     python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~3 GB)
-    python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing race
+    python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing or 4-player race
     python benchmarks/bench_scale.py --json out.json
 """
 
@@ -37,17 +41,25 @@ CASES: dict[str, dict] = {
     "turns-1e6": dict(what="expected_turns, Board.random, app", size=10**6, target_s=1.0),
     "turns-1e7": dict(what="expected_turns, Board.random, app", size=10**7, target_s=15.0, target_mb=4096),
     "turns-1e6-one-superlu": dict(what="same, one SuperLU (old path)", size=10**6),
+    "turns-long-1e6": dict(what="expected_turns, one snake N-10 -> 10 (no clean point), app", size=10**6),
+    "turns-long-5e6": dict(what="the same, 5x10^6 (old path: MemoryError)", size=5 * 10**6),
     "analyze-1e6": dict(what="analyze(), Board.random, app", size=10**6, target_s=3.0, target_mb=1024),
     "hit-1e4": dict(what="hit_probability, Board.random, app", size=10**4, target_s=2.0),
     "hit-1e5": dict(what="hit_probability, Board.random, app", size=10**5, target_s=30.0),
+    "hit-long-1e4": dict(what="hit_probability, one snake N-10 -> 10, app", size=10**4, target_s=2.0),
+    "hit-long-1e5": dict(what="the same, 10^5", size=10**5, target_s=30.0),
     "jungle-default-blas": dict(what="analyze(jungle), all figures, default BLAS threads", size=100),
     "jungle-one-blas": dict(what="analyze(jungle), all figures, OPENBLAS_NUM_THREADS=1", size=100),
     "bump-classic": dict(what="3-player bump race, jungle, family, classic", size=100, target_s=2.0),
     "bump-los": dict(what="3-player bump race, jungle, family, last one standing", size=100, target_s=5.0),
+    "bump-4-exact": dict(
+        what='4-player bump race, jungle, family, classic, method="exact"', size=100, target_s=900.0, target_mb=8192
+    ),
+    "bump-4-los": dict(what='4-player bump race, jungle, family, last one standing, method="exact"', size=100),
     "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
     "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
 }
-QUICK_SKIP = {"turns-1e7", "hit-1e5", "bump-los", "sim-summary-1e7"}
+QUICK_SKIP = {"turns-1e7", "turns-long-5e6", "hit-1e5", "bump-los", "bump-4-exact", "bump-4-los", "sim-summary-1e7"}
 
 
 def _peak_mb() -> float:
@@ -64,6 +76,8 @@ def _child(name: str, repeat: int) -> dict:
     size = CASES[name]["size"]
     jungle_board = size == 100 or name.startswith("sim")  # simulate: `size` counts games on the jungle board
     board = snl.Board.builtin() if jungle_board else snl.Board.random(size, rng=1)
+    if name.startswith(("turns-long", "hit-long")):  # a snake over the whole board: one block, cut by BlockLU
+        board = snl.Board(size, {size - 10: 10})
     rules = snl.Rules()
 
     def one_superlu():
@@ -90,11 +104,17 @@ def _child(name: str, repeat: int) -> dict:
         "bump-los": lambda: (
             snl.race(board, snl.Rules.preset("family"), players=3, mode="last_one_standing").expected_rounds
         ),
+        "bump-4-exact": lambda: snl.race(board, snl.Rules.preset("family"), players=4, method="exact").expected_rounds,
+        "bump-4-los": lambda: (
+            snl.race(
+                board, snl.Rules.preset("family"), players=4, mode="last_one_standing", method="exact"
+            ).expected_rounds
+        ),
         "sim": lambda: snl.simulate(board, rules, size, rng=1, keep="summary").mean_turns(),
     }
     fn = fns.get(name) or fns[name.split("-")[0]]
     times, cpus, value = [], [], None
-    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5")) else repeat
+    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5", "hit-long-1e5")) else repeat
     if name.startswith("jungle"):
         repeat = max(repeat, 30)
     for _ in range(repeat):
@@ -169,6 +189,12 @@ def main() -> int:
         old, new = results["turns-1e6-one-superlu"], results["turns-1e6"]
         if "error" not in old:
             ratios.append(f"expected_turns 10^6: one SuperLU / blocks = {old['best_s'] / new['best_s']:.2f}x")
+    if {"turns-long-1e6", "turns-long-5e6"} <= results.keys():
+        a, b = results["turns-long-1e6"], results["turns-long-5e6"]
+        if "error" not in a and "error" not in b:
+            ratios.append(
+                f"expected_turns, one long snake: 5x10^6 / 10^6 squares = {b['best_s'] / a['best_s']:.1f}x (linear: 5)"
+            )
     if {"jungle-default-blas", "jungle-one-blas"} <= results.keys():
         d, o = results["jungle-default-blas"], results["jungle-one-blas"]
         if "error" not in d and "error" not in o:

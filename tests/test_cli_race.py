@@ -92,7 +92,7 @@ def test_monte_carlo_json_is_reproducible_with_a_seed(capsys: pytest.CaptureFixt
         (["--board", "chutes"], "unknown board"),
         (["--set", "bump=maybe"], "bump takes true or false"),
         (["--games", "0", "--method", "monte_carlo"], "expected a whole number >= 1, got 0"),
-        (["--players", "4", "--rules", "family", "--method", "exact"], "states, more than"),
+        (["--players", "5", "--rules", "family", "--method", "exact"], "states, more than"),
         (["--board", "missing.toml"], "cannot read board file"),
     ],
 )

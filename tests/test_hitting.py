@@ -60,3 +60,36 @@ def test_large_board_is_sane():
     # a square that starts a jump can only be landed on, never rested on; it is still hit sometimes
     starts = np.array(sorted(board.jumps))
     assert np.all(h[starts] > 0)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset_name)
+def test_long_snakes_cut_out_match_brute_force(rules, monkeypatch):
+    """Overlapping long snakes: the local systems without them plus a low-rank correction."""
+    from snlmarkov.analysis import hitting
+
+    calls = []
+    real = hitting._cut_correction
+    monkeypatch.setattr(hitting, "_cut_correction", lambda a, cut: calls.append(cut.columns.size) or real(a, cut))
+    board = Board(80, {70: 3, 50: 20, 78: 40, 30: 9, 12: 33, 60: 75})
+    got = hit_probabilities(board, rules, window=4)
+    want = brute(board, rules)
+    if not (rules.bonus_on_six and rules.max_sixes is None):  # an unbounded turn reaches too many squares
+        assert calls and calls[0] >= 3
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_long_snake_cut_agrees_with_the_whole_chain_path(monkeypatch):
+    """1,000 squares under long snakes: the cut path and the whole-chain local systems agree to 1e-12."""
+    from snlmarkov.analysis import hitting
+
+    board = Board(1_000, {990: 10, 700: 240, 500: 30})
+    calls = []
+    real = hitting._cut_correction
+    monkeypatch.setattr(hitting, "_cut_correction", lambda a, cut: calls.append(1) or real(a, cut))
+    got = hit_probabilities(board, Rules())
+    assert calls
+    monkeypatch.setattr(hitting, "CUT_WINDOWS", 10**9)
+    want = hit_probabilities(board, Rules())
+    assert len(calls) == 1
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert got[-1] == pytest.approx(1.0, abs=1e-9)

@@ -292,12 +292,42 @@ def test_race_refuses_bad_board_and_rules() -> None:
 
 
 def test_exact_joint_chain_too_large_is_refused() -> None:
+    """Past the caps, method="exact" is refused up front (in well under a second), never allocated."""
     board, rules = Board.builtin(), Rules.preset("family")
-    from snlmarkov.races.core import MAX_EXACT_STATES
+    from snlmarkov.errors import LimitError
+    from snlmarkov.races.core import MAX_EXACT_JOINT_STATES, MAX_EXACT_STATES
 
-    assert joint_chain_states(board, rules, 4) > MAX_EXACT_STATES
-    with pytest.raises(SnlError, match="states, more than"):
-        race(board, rules, players=4, method="exact")
+    assert MAX_EXACT_STATES < joint_chain_states(board, rules, 4) <= MAX_EXACT_JOINT_STATES
+    assert joint_chain_states(board, rules, 5) > MAX_EXACT_JOINT_STATES
+    for mode in ("classic", "last_one_standing"):
+        with pytest.raises(LimitError, match=r"states, more than 400000000; use method='monte_carlo'"):
+            race(board, rules, players=5, mode=mode, method="exact")
+
+
+def test_exact_joint_chain_respects_the_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from snlmarkov.errors import LimitError
+
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "1G")
+    with pytest.raises(
+        LimitError,
+        match=r"exact joint chain of 4 players \(180848704 states\) would need about 1\.3 GiB.*monte_carlo' instead",
+    ):
+        race(Board.builtin(), Rules.preset("family"), players=4, method="exact")
+
+
+def test_auto_keeps_monte_carlo_for_four_bump_players() -> None:
+    r = race(Board.builtin(), Rules.preset("family"), players=4, method="auto", games=200, rng=1)
+    assert not r.exact and r.method.startswith("Monte Carlo")
+
+
+def test_exact_joint_chain_shows_its_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    board, rules = Board(10, {2: 7, 6: 3, 8: 4}), Rules.preset("app").replace(bump=True)
+    quiet = race(board, rules, players=4, method="exact")
+    assert capsys.readouterr().err == ""
+    shown = race(board, rules, players=4, method="exact", progress=True)
+    err = capsys.readouterr().err
+    assert "exact race, 4 players" in err and "round" in err and "in play" in err
+    np.testing.assert_array_equal(shown.win_probability, quiet.win_probability)
 
 
 def test_defaults_are_the_jungle_board_and_app_rules() -> None:

@@ -226,6 +226,39 @@ def test_bump_family_rules_four_players_small_board(mode: str) -> None:
     assert_agree(exact, simulated(SMALL_BOARD, rules, 4, mode, 100_000, 44))
 
 
+@pytest.mark.slow
+def test_bump_four_players_jungle_exact_agrees_with_simulation() -> None:
+    """The exact 4-player race on the jungle board (181 million states, beyond ``method="auto"``; ~2 minutes)."""
+    board, rules = Board.builtin(), Rules.preset("family")
+    exact = exact_race(board, rules, 4, "classic")
+    assert exact.method == "exact: joint chain (bump)" and exact.exact
+    assert abs(exact.win_probability.sum() + exact.rounds_distribution.tail_mass - 1.0) < 1e-12
+    # classic: total turns = (rounds - 1) * 4 + winner + 1
+    e_turns = (exact.expected_rounds - 1) * 4 + float(np.dot([1, 2, 3, 4], exact.win_probability))
+    assert abs(exact.expected_total_turns - e_turns) < 1e-9
+    sim = simulated(board, rules, 4, "classic", 100_000, 48)
+    assert_agree(exact, sim)
+    # the same games reject the race without the bump and the race with the seats reversed
+    wrong = crosscheck(exact_race(board, rules.replace(bump=False), 4, "classic"), sim)
+    assert min(wrong.values()) < ALPHA
+    assert crosscheck(reversed_seats(exact), sim)["winner"] < ALPHA
+
+
+@pytest.mark.slow
+def test_bump_four_players_jungle_last_one_standing_exact_agrees_with_simulation() -> None:
+    """The exact 4-player last-one-standing race on the jungle board (~5 minutes): all 24 orders too."""
+    board, rules = Board.builtin(), Rules.preset("family")
+    exact = exact_race(board, rules, 4, "last_one_standing")
+    assert exact.method == "exact: joint chain (bump)" and len(exact.order_probability) == 24
+    assert abs(sum(exact.order_probability.values()) + exact.rounds_distribution.tail_mass - 1.0) < 1e-12
+    np.testing.assert_allclose(exact.place_probability.sum(axis=0), 1.0, rtol=0, atol=1e-12)
+    classic = exact_race(board, rules, 4, "classic")  # the first to finish is the classic winner
+    np.testing.assert_allclose(exact.win_probability, classic.win_probability, rtol=0, atol=1e-10)
+    sim = simulated(board, rules, 4, "last_one_standing", 100_000, 49)
+    assert_agree(exact, sim)
+    assert crosscheck(reversed_seats(exact), sim)["order"] < ALPHA
+
+
 # ----------------------------------------------------------- planted mistakes
 def test_ignoring_the_bump_is_caught() -> None:
     board, rules = Board.builtin(), Rules.preset("family")

@@ -128,3 +128,62 @@ def test_unit_absorbing_system_equals_the_sparse_sum(rules):
     check.has_sorted_indices = False
     check.sort_indices()
     np.testing.assert_array_equal(check.indices, got.indices)  # built sorted
+
+
+# ------------------------------------------------- long snakes overlapping end to end
+#: snakes from near the top of each eighth to the bottom of the one before: one block without the cut
+OVERLAPPING = Board(3000, {(i * 375 + 190): ((i - 1) * 375 + 90) for i in range(1, 8)} | {2990: 3})
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset_name or repr(r)[:40])
+def test_cut_of_long_snakes_agrees_with_one_superlu(rules):
+    """Long backward entries cut out and added back by Woodbury: the direct solve to 1e-10."""
+    a = _turn_system(OVERLAPPING, rules)
+    assert int(np.diff(BlockLU(a, rows=64, cut_rows=10**9).bounds).max()) > 2900  # one block without the cut
+    lu = BlockLU(a, rows=64, cut_rows=128)
+    if (
+        rules.bonus_on_six and rules.max_sixes is None
+    ):  # a turn of unbounded length reaches too many squares after a snake: no cut
+        assert lu.cut_columns.size == 0
+    else:
+        assert lu.cut_columns.size >= 8 and int(np.diff(lu.bounds).max()) <= 128
+    b = np.random.default_rng(3).random((a.shape[0], 3))
+    for transposed in (False, True):
+        want = _reference(a, b, transposed)
+        got = lu.solve_transposed(b) if transposed else lu.solve(b)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=0)
+        one = lu.solve_transposed(b[:, 1]) if transposed else lu.solve(b[:, 1])
+        np.testing.assert_allclose(one, want[:, 1], rtol=1e-10, atol=0)
+
+
+def test_cut_expected_turns_equal_the_exact_fraction(monkeypatch):
+    """Through ``solve_blocks`` (the path of ``expected_turns``) with a cut forced at small sizes."""
+    from snlmarkov import exact_expected_turns
+    from snlmarkov.chain import solve
+
+    board = Board(600, {590: 2, 400: 150, 300: 10, 200: 40, 120: 5})
+    rules = Rules.preset("plain")
+    want = float(exact_expected_turns(board, rules))
+    monkeypatch.setattr(solve, "BLOCK_ROWS", 16)
+    monkeypatch.setattr(solve, "CUT_ROWS", 40)
+    lu = BlockLU(_turn_system(board, rules), rows=16, cut_rows=40)
+    assert lu.cut_columns.size > 0
+    got = float(solve.solve_blocks(_turn_system(board, rules), _ones_but_last(board), rows=16)[0])
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def _ones_but_last(board):
+    b = np.ones(board.size + 1)
+    b[-1] = 0.0
+    return b
+
+
+def test_too_many_long_snakes_keep_one_block_and_stay_exact(monkeypatch):
+    from snlmarkov.chain import solve
+
+    monkeypatch.setattr(solve, "MAX_CUT_COLUMNS", 4)
+    a = _turn_system(OVERLAPPING, Rules())
+    lu = BlockLU(a, rows=64, cut_rows=128)
+    assert lu.cut_columns.size == 0 and lu.n_blocks <= 3
+    b = np.random.default_rng(4).random(a.shape[0])
+    np.testing.assert_allclose(lu.solve(b), _reference(a, b), rtol=1e-10, atol=0)

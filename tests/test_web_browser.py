@@ -104,9 +104,15 @@ def all_css(d, css):
 
 
 def wait(pred, timeout=60.0, what="the page"):
+    """``pred()`` once it is truthy; an element not there yet (or replaced while the page loads) is "not yet"."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        value = pred()
+        try:
+            value = pred()
+        except (NoSuchElementException, StaleElementReferenceException):
+            value = None
         if value:
             return value
         time.sleep(0.05)

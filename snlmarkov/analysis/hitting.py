@@ -16,14 +16,19 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
 from ..chain.model import roll_transitions
-from ..chain.solve import BlockLU, block_bounds, factorize
+from ..chain.solve import BlockLU, LongCut, block_bounds, factorize
 from ..chain.threads import single_blas_thread
 from ..rules import Rules
 
-__all__ = ["hit_probabilities", "WINDOW_STATES"]
+__all__ = ["hit_probabilities", "WINDOW_STATES", "CUT_WINDOWS"]
 
 #: Targets are handled in groups whose local systems have about this many states.
 WINDOW_STATES = 128
+
+#: When some stretch between clean points is longer than this many windows
+#: (long snakes overlapping), the long backward transitions are cut out and
+#: added back as a low-rank correction (:class:`~snlmarkov.chain.solve.LongCut`).
+CUT_WINDOWS = 8
 
 #: Most unit right-hand sides solved at once in one local system.
 _MAX_RHS = 512
@@ -59,9 +64,14 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     solve, then about ``n / window`` local solves of ``window`` states,
     each with as many unit right-hand sides as the group has sources: near
     linear in the board size on boards whose snakes are short. A board
-    whose snakes overlap end to end has one block; the local systems are
-    then the whole chain and the cost grows as ``n^2`` (as before this
-    method: 10^4 squares of such a board take about a minute).
+    whose snakes overlap end to end has no clean point for long stretches;
+    then the long backward transitions (the squares they lead to, ``J``)
+    are cut out: ``I - Q = S + E_J S_J^T`` with ``S`` block triangular in
+    short blocks, and ``G[y, s] = G_S[y, s] - Z[y] (I + K)^-1 W[s]`` with
+    ``Z = S^-1 E_J``, ``W = S^-T S_J`` and ``K = Z[J]`` (``2 |J|`` more
+    solves with ``S``); the local systems are those of ``S``. Only if more
+    than :data:`~snlmarkov.chain.solve.MAX_CUT_COLUMNS` columns would have
+    to be cut are the local systems the whole chain, and the cost ``n^2``.
 
     Examples
     --------
@@ -115,6 +125,12 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
 
     # clean points of I - Q: G[y, s] = 0 when y is at or after the first clean point after s
     clean = block_bounds(a, rows=1)
+    low_rank = None
+    if int(np.diff(clean).max()) > CUT_WINDOWS * window:
+        cut = LongCut.find(a, 1, CUT_WINDOWS * max(1, int(window)), start=k)
+        if cut is not None:  # the local systems are those of S = a without the cut entries
+            a, low_rank = _cut_correction(a, cut)
+            clean = block_bounds(a, rows=1)
     lo_t = np.minimum.reduceat(src, bounds[targets])
     hi_t = np.maximum.reduceat(src, bounds[targets])
     end_t = clean[np.searchsorted(clean, hi_t, side="right")]  # first clean point after the last source
@@ -136,9 +152,25 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
             w_lo, w_hi = lo2, hi2
             last += 1
         group = targets[first:last]
-        _solve_group(a, occ, landed, group, bounds, src, tgt, prob, w_lo, w_hi, out)
+        _solve_group(a, occ, landed, group, bounds, src, tgt, prob, w_lo, w_hi, out, low_rank)
         first = last
     return np.clip(out, 0.0, 1.0)
+
+
+def _cut_correction(a: sp.csr_matrix, cut: LongCut) -> tuple[sp.csr_matrix, tuple[np.ndarray, np.ndarray]]:
+    """``S`` (``a`` without the cut entries) and the factors ``(Z (I + K)^-1, W)`` of ``G - G_S``."""
+    from scipy.linalg import lu_factor, lu_solve
+
+    short = cut.short(a)
+    lu = BlockLU(short)
+    r = cut.columns.size
+    z = lu.solve(cut.e_j.toarray())  # S^-1 E_J
+    lifted = np.zeros((a.shape[0], r))
+    lifted[cut.columns, np.arange(r)] = 1.0
+    w = lu.solve_transposed(lifted)  # S^-T S_J: row s is G_S[J, s]
+    k = z[cut.columns]
+    zm = lu_solve(lu_factor(np.eye(r) + k), z.T, trans=1).T  # Z (I + K)^-1
+    return short, (-zm, w)
 
 
 def _solve_group(
@@ -153,13 +185,16 @@ def _solve_group(
     w_lo: int,
     w_hi: int,
     out: np.ndarray,
+    low_rank: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> None:
     """Hit probabilities of the targets in ``group``, from the local system on states ``w_lo:w_hi``.
 
     ``w_lo`` and ``w_hi`` are clean points: no state at or after ``w_lo``
     moves before it, and no state at or after ``w_hi`` can reach a state
     before it, so ``G[w_lo:w_hi, s] = (I - Q)[w_lo:w_hi, w_lo:w_hi]^-1 e_s``
-    for every source ``s`` in the window.
+    for every source ``s`` in the window. With ``low_rank = (U, W)`` (the
+    long transitions cut out of ``a``), ``G[y, s]`` is that plus
+    ``U[y] . W[s]`` for every ``y``.
     """
     sel = np.concatenate([np.arange(bounds[t], bounds[t + 1]) for t in group])
     sources = np.unique(src[sel])
@@ -201,6 +236,9 @@ def _solve_group(
     inside = yy < w_hi
     gv = np.zeros(pe.size)
     gv[inside] = g[yy[inside] - w_lo, c_i[pe[inside]]]
+    if low_rank is not None:
+        u, w = low_rank
+        gv += np.einsum("ij,ij->i", u[yy], w[s_i[pe]])
     gp = gv * p_i[pe]
     t_of = ys_t[pj]
     row = pj - off[t_of]

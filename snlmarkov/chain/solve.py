@@ -35,6 +35,9 @@ __all__ = [
     "solve_operator",
     "NATURAL_BANDWIDTH",
     "BLOCK_ROWS",
+    "CUT_ROWS",
+    "MAX_CUT_COLUMNS",
+    "LongCut",
 ]
 
 #: Matrices whose lower plus upper bandwidth is at most this are factorised
@@ -46,6 +49,15 @@ NATURAL_BANDWIDTH = 256
 #: keeps its sizes in 32-bit integers and fails near 7e7 nonzeros in the
 #: factors; blocks of this many rows stay far below that.
 BLOCK_ROWS = 1 << 18
+
+
+#: A diagonal block of :class:`BlockLU` longer than this many rows (a board
+#: whose long snakes overlap end to end) is split further by cutting the
+#: long backward entries out and adding them back by Woodbury's identity.
+CUT_ROWS = 2 * BLOCK_ROWS
+
+#: Most columns (squares long snakes lead to) that :class:`BlockLU` cuts out.
+MAX_CUT_COLUMNS = 256
 
 
 def _bandwidth(a: sp.csr_matrix) -> int:
@@ -323,8 +335,8 @@ def _row_slice(a: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
 
 
 def _diagonal_block(rows: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
-    """Columns ``lo:hi`` of a row block whose entries all lie in columns ``>= lo``."""
-    keep = rows.indices < hi
+    """Columns ``lo:hi`` of a row block (entries before ``lo`` are the cut ones of :class:`LongCut`)."""
+    keep = (rows.indices < hi) & (rows.indices >= lo)
     ptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
     np.cumsum(_count_kept(keep, rows.indptr), out=ptr[1:])
     d = sp.csr_matrix((rows.data[keep], rows.indices[keep] - lo, ptr), shape=(hi - lo, hi - lo))
@@ -348,6 +360,12 @@ class BlockLU:
     the size of ``a`` other than memory: SuperLU only ever sees blocks of
     about :data:`BLOCK_ROWS` rows.
 
+    A block longer than ``cut_rows`` (snakes overlapping end to end) is
+    split further by cutting the long backward entries out and adding them
+    back by Woodbury's identity (at most :data:`MAX_CUT_COLUMNS` columns;
+    :attr:`cut_columns`); each solve is then two block solves and one small
+    dense one.
+
     Cost: factorising is linear in the nonzeros when the blocks are banded
     (each block's fill stays in its band); memory is that of the factors,
     about 1.2 x nnz(a) entries on random boards. Each solve reads every
@@ -359,6 +377,8 @@ class BlockLU:
         Square, nonsingular on every diagonal block.
     rows : int, default BLOCK_ROWS
         Target rows per diagonal block.
+    cut_rows : int, default CUT_ROWS
+        Longest diagonal block kept whole; longer ones are cut (see above).
 
     Examples
     --------
@@ -367,9 +387,22 @@ class BlockLU:
     >>> lu = BlockLU(a, rows=1)
     >>> lu.n_blocks, lu.solve(np.ones(3)).tolist(), lu.solve_transposed(np.ones(3)).tolist()
     (3, [1.75, 1.5, 1.0], [1.0, 1.5, 1.75])
+
+    A snake from the last state back to the first makes one block; cut, the
+    blocks are single states again and the solve is the same:
+
+    >>> q = np.diag([0.5, 0.5, 0.5], k=1); q[3, 0] = 0.25
+    >>> a = sp.csr_matrix(np.eye(4) - q)
+    >>> cut = BlockLU(a, rows=1, cut_rows=1)
+    >>> BlockLU(a, rows=1).n_blocks, cut.n_blocks, cut.cut_columns.tolist()
+    (1, 4, [0])
+    >>> bool(np.allclose(cut.solve(np.ones(4)), np.linalg.solve(a.toarray(), np.ones(4)), rtol=1e-14))
+    True
+    >>> bool(np.allclose(cut.solve_transposed(np.ones(4)), np.linalg.solve(a.T.toarray(), np.ones(4)), rtol=1e-14))
+    True
     """
 
-    def __init__(self, a: sp.spmatrix, *, rows: int = BLOCK_ROWS) -> None:
+    def __init__(self, a: sp.spmatrix, *, rows: int = BLOCK_ROWS, cut_rows: int = CUT_ROWS) -> None:
         a = _canonical_csr(a)
         if a.shape[0] != a.shape[1]:
             raise SnlError(f"the system must be square, got shape {a.shape}")
@@ -377,9 +410,16 @@ class BlockLU:
             raise SnlError("no state of the chain can finish: nothing to solve")
         self.a = a
         self.bounds = block_bounds(a, rows)
+        self.cut: LongCut | None = None
+        if int(np.diff(self.bounds).max()) > cut_rows:
+            self.cut = LongCut.find(a, rows, cut_rows)
+            if self.cut is not None:
+                self.bounds = self.cut.bounds
         self._factors = []
         for lo, hi in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist()):
-            self._factors.append(factorize(_diagonal_block(_row_slice(a, lo, hi), lo, hi)))
+            self._factors.append(factorize(_diagonal_block(_row_slice(self.a, lo, hi), lo, hi)))
+        if self.cut is not None:
+            self.cut.prepare(self._solve_short)
 
     @property
     def n_blocks(self) -> int:
@@ -390,9 +430,26 @@ class BlockLU:
     def shape(self) -> tuple[int, int]:
         return self.a.shape
 
+    @property
+    def cut_columns(self) -> np.ndarray:
+        """The columns whose long backward entries were cut out (empty when none were)."""
+        return self.cut.columns if self.cut is not None else np.zeros(0, dtype=np.int64)
+
     def solve(self, b: np.ndarray) -> np.ndarray:
         """``x`` with ``a x = b`` (``b`` of shape ``(n,)`` or ``(n, k)``): block back substitution."""
         b = np.asarray(b, dtype=float)
+        if self.cut is None:
+            return self._solve_short(b)
+        return self.cut.solve(b, self._solve_short)
+
+    def solve_transposed(self, b: np.ndarray) -> np.ndarray:
+        """``y`` with ``a.T y = b``: block forward substitution."""
+        b = np.asarray(b, dtype=float)
+        if self.cut is None:
+            return self._solve_short_transposed(b)
+        return self.cut.solve_transposed(b, self._solve_short_transposed)
+
+    def _solve_short(self, b: np.ndarray) -> np.ndarray:
         x = np.zeros(b.shape)
         for k in range(self.n_blocks - 1, -1, -1):
             lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
@@ -400,9 +457,7 @@ class BlockLU:
             x[lo:hi] = self._factors[k].solve(r, trans="T")  # factors of the block's transpose
         return x
 
-    def solve_transposed(self, b: np.ndarray) -> np.ndarray:
-        """``y`` with ``a.T y = b``: block forward substitution."""
-        b = np.asarray(b, dtype=float)
+    def _solve_short_transposed(self, b: np.ndarray) -> np.ndarray:
         y = np.zeros(b.shape)
         acc = np.zeros(b.shape)  # sum over finished blocks j of a[rows_j].T y_j
         for k in range(self.n_blocks):
@@ -411,6 +466,101 @@ class BlockLU:
             if k + 1 < self.n_blocks:
                 acc += _row_slice(self.a, lo, hi).T @ y[lo:hi]
         return y
+
+
+class LongCut:
+    """The long backward entries of ``a``, cut out so that the rest splits into short blocks.
+
+    ``a = short + e``, ``e`` nonzero only in the few :attr:`columns` ``J``
+    (the squares long snakes lead to): ``e = E_J S_J^T``. ``short`` is
+    never formed: its block solves are those of ``a`` split at
+    :attr:`bounds`, with each diagonal block's entries before the block
+    left out (in a back substitution they meet only unknowns still zero,
+    in a forward one only finished ones). By Woodbury's
+    identity ``a^-1 = s^-1 - s^-1 E_J (I + K)^-1 S_J^T s^-1`` with
+    ``K = (s^-1 E_J)[J]``, a ``|J| x |J|`` matrix found once by ``|J|``
+    solves with ``short``; then every solve with ``a`` (or its transpose) is
+    two block solves with ``short`` and one small dense solve. ``short`` is
+    ``I - Q`` of the chain whose long snakes end the game, an M-matrix like
+    ``a``, and ``I + K`` is ``I - P`` for the substochastic ``P`` of "which
+    long snake is taken first", so the identity adds no instability beyond
+    the expected number of long snakes taken.
+    """
+
+    def __init__(self, bounds: np.ndarray, columns: np.ndarray, e_j: sp.csr_matrix) -> None:
+        self.bounds, self.columns, self.e_j = bounds, columns, e_j
+        self._k: Any = None
+
+    @classmethod
+    def find(cls, a: sp.csr_matrix, rows: int, cut_rows: int, *, start: int | None = None) -> LongCut | None:
+        """Cut the backward entries longer than a span ``L`` (halved until every block is short).
+
+        ``L`` starts at ``start`` (default ``rows``); blocks are those of
+        :func:`block_bounds` with ``rows``. ``None`` when no span leaves at
+        most :data:`MAX_CUT_COLUMNS` columns cut and every block at most
+        ``cut_rows`` rows long.
+        """
+        n = a.shape[0]
+        span = np.repeat(np.arange(n, dtype=np.int64), np.diff(a.indptr))  # the row of every entry ...
+        span -= a.indices  # ... minus its column
+        limit = max(1, min(int(rows if start is None else start), int(span.max())))
+        while limit >= 1:
+            long = span > limit
+            columns = np.unique(a.indices[long]).astype(np.int64)
+            if columns.size > MAX_CUT_COLUMNS:
+                return None
+            keep = ~long
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(_count_kept(keep, a.indptr), out=indptr[1:])
+            short = sp.csr_matrix((a.data[keep], a.indices[keep], indptr), shape=a.shape)
+            short.has_sorted_indices = True
+            del keep
+            bounds = block_bounds(short, rows)
+            if int(np.diff(bounds).max()) <= cut_rows:
+                where = np.flatnonzero(long)
+                rows_cut = np.searchsorted(a.indptr, where, side="right") - 1
+                e_j = sp.csr_matrix(
+                    (a.data[where], (rows_cut, np.searchsorted(columns, a.indices[where]))), shape=(n, columns.size)
+                )
+                return cls(bounds, columns, e_j)
+            del short
+            limit //= 2
+        return None
+
+    def short(self, a: sp.csr_matrix) -> sp.csr_matrix:
+        """``a`` without the cut entries (CSR, sorted)."""
+        e = sp.csr_matrix((self.e_j.data, self.columns[self.e_j.indices], self.e_j.indptr), shape=a.shape)
+        out = (a - e).tocsr()
+        out.eliminate_zeros()
+        out.sort_indices()
+        return out
+
+    def prepare(self, solve_short: Any) -> None:
+        """Factorise ``I + K`` (``K = (s^-1 E_J)[J]``, by ``|J|`` solves in small batches)."""
+        from scipy.linalg import lu_factor
+
+        r = self.columns.size
+        k = np.zeros((r, r))
+        for c0 in range(0, r, 16):
+            z = solve_short(self.e_j[:, c0 : c0 + 16].toarray())
+            k[:, c0 : c0 + z.shape[1]] = z[self.columns]
+        self._k = lu_factor(np.eye(r) + k)
+
+    def solve(self, b: np.ndarray, solve_short: Any) -> np.ndarray:
+        from scipy.linalg import lu_solve
+
+        y = solve_short(b)
+        c = lu_solve(self._k, y[self.columns])
+        return y - solve_short(np.asarray(self.e_j @ c))
+
+    def solve_transposed(self, b: np.ndarray, solve_short_t: Any) -> np.ndarray:
+        from scipy.linalg import lu_solve
+
+        w = solve_short_t(b)
+        c = lu_solve(self._k, np.asarray(self.e_j.T @ w), trans=1)
+        lifted = np.zeros(b.shape)
+        lifted[self.columns] = c
+        return w - solve_short_t(lifted)
 
 
 def factorize_blocks(a: sp.spmatrix, *, rows: int = BLOCK_ROWS) -> BlockLU:
@@ -436,6 +586,8 @@ def solve_blocks(a: sp.spmatrix, b: np.ndarray, *, rows: int = BLOCK_ROWS) -> np
     if a.shape[0] == 0:
         raise SnlError("no state of the chain can finish: nothing to solve")
     bounds = block_bounds(a, rows)
+    if int(np.diff(bounds).max()) > CUT_ROWS:  # long snakes overlap: keep the factors for the cut's solves
+        return BlockLU(a, rows=rows).solve(b)
     b = np.asarray(b, dtype=float)
     x = np.zeros(b.shape)
     for k in range(bounds.size - 2, -1, -1):

@@ -60,7 +60,8 @@ def register(subparsers: Any) -> None:
         help="who wins a game of 1 to 6 players, in which order, and how long it lasts",
         description=(
             "Per-seat win chances (and, under last_one_standing, expected place and place distribution), "
-            "expected rounds and total turns. Exact without bump, and with bump for up to 3 players; "
+            "expected rounds and total turns. Exact without bump, and with bump for up to 3 players "
+            "(4 with --method exact, minutes on the jungle board); "
             "otherwise Monte Carlo with 95%% confidence intervals."
         ),
     )
@@ -87,7 +88,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--seed", type=seed_arg, metavar="INT", help="seed for the simulation (default: unpredictable; checked always)"
     )
-    parser.add_argument("--progress", action="store_true", help="show a progress bar while simulating")
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar while simulating, or the rounds of an exact bump race",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(func=run)
 

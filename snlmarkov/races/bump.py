@@ -72,7 +72,16 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import ModelError, SnlError
 
-__all__ = ["JointMover", "joint_race", "resting_squares", "end_of_round", "SettleWatch", "SettledTensor"]
+__all__ = [
+    "JointMover",
+    "joint_race",
+    "resting_squares",
+    "end_of_round",
+    "SettleWatch",
+    "SettledTensor",
+    "geometric_rounds",
+    "settled",
+]
 
 #: A tensor holding less than this fraction of ``tail`` is dropped (its mass
 #: is added to the tail).
@@ -318,6 +327,7 @@ def joint_race(
     *,
     tail: float,
     max_rounds: int = 1_000_000,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Exact race figures from the joint chain of all tokens.
 
@@ -334,6 +344,9 @@ def joint_race(
         Stop when less than this probability is still in play.
     max_rounds : int
         Refuse to go on beyond this many rounds.
+    progress : bool
+        Show the rounds as they are run (a tqdm bar on standard error, with
+        the probability still in play).
 
     Returns
     -------
@@ -357,12 +370,37 @@ def joint_race(
     full = np.zeros(mover.n**k)
     full[0] = 1.0  # every token on square 0 (index 0), seat 0 to move
     stall = _Stall(max_rounds)
-    if mode == "classic":
-        return _classic(mover, full, k, tail, stall)
-    return _last_one_standing(mover, full, k, tail, stall)
+    with _RoundsBar(progress, f"exact race, {k} players") as bar:
+        if mode == "classic":
+            return _classic(mover, full, k, tail, stall, bar)
+        return _last_one_standing(mover, full, k, tail, stall, bar)
 
 
-def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
+class _RoundsBar:
+    """Rounds of the joint chain as they are run, with the probability still in play (tqdm, or nothing)."""
+
+    def __init__(self, show: bool, desc: str) -> None:
+        self.bar: Any = None
+        if show:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(unit="round", desc=desc, dynamic_ncols=True)
+
+    def __enter__(self) -> _RoundsBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def round(self, alive: float) -> None:
+        """One more round done, ``alive`` still in play."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"in play {alive:.2e}", refresh=False)
+            self.bar.update(1)
+
+
+def settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
     """Whether the round-on-round ratios of ``cur`` (per-seat finishes and mass in play) have settled.
 
     Settled: every ratio equals the ratio of the mass in play, and that
@@ -378,7 +416,26 @@ def _settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | 
     return ok, ratio
 
 
-def _classic(mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _Stall) -> dict[str, Any]:
+def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None:
+    """``rho**1 .. rho**extra``: the settled rounds left to the horizon (``alive * rho**extra < tail``).
+
+    ``None`` when the series does not shrink or would be longer than
+    :data:`MAX_GEOMETRIC_ROUNDS` (the rounds are then iterated).
+
+    Examples
+    --------
+    >>> geometric_rounds(0.5, 1e-3, 1e-6).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625, 0.001953125, 0.0009765625]
+    """
+    extra = int(np.ceil(np.log(tail / alive) / np.log(rho))) if 0 < rho < 1 else 0
+    if 0 < extra <= MAX_GEOMETRIC_ROUNDS:
+        return rho ** np.arange(1, extra + 1)
+    return None
+
+
+def _classic(
+    mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _Stall, bar: _RoundsBar
+) -> dict[str, Any]:
     win = np.zeros(k)
     rounds_pmf, turns_pmf = [0.0], [0.0]
     alive, rnd = 1.0, 0
@@ -399,13 +456,12 @@ def _classic(mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _S
         alive = float(full.sum())
         this[k] = alive
         stall.check(rnd, alive)
-        settled, ratio = _settled(prev, this, prev_ratio)
+        bar.round(alive)
+        is_settled, ratio = settled(prev, this, prev_ratio)
         prev, prev_ratio = this, ratio
-        if settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
-            rho = float(ratio[-1])
-            extra = int(np.ceil(np.log(tail / alive) / np.log(rho))) if rho < 1 else 0
-            if 0 < extra <= MAX_GEOMETRIC_ROUNDS:
-                powers = rho ** np.arange(1, extra + 1)
+        if is_settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
+            powers = geometric_rounds(float(ratio[-1]), alive, tail)
+            if powers is not None:
                 win += this[:k] * float(powers.sum())
                 rounds_pmf.extend((in_round * powers).tolist())
                 turns_pmf.extend((powers[:, None] * this[None, :k]).ravel().tolist())
@@ -502,7 +558,7 @@ class SettleWatch:
 
 
 def _last_one_standing(
-    mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall
+    mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall, bar: _RoundsBar | None = None
 ) -> dict[str, Any]:
     seats = tuple(range(k))
     drop = tail * DROP_FRACTION
@@ -585,6 +641,8 @@ def _last_one_standing(
         if not live["rounds"] and not live["turns"]:
             break
         stall.check(rnd, in_play)
+        if bar is not None:
+            bar.round(in_play)
         if isinstance(current, np.ndarray):  # once its rounds are geometric, stop moving the full tensor
             current = watch.feed(outflows, float(current.sum())) or current
 

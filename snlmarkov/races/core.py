@@ -12,8 +12,9 @@ How the figures are obtained (``RaceResult.method``):
     race follows exactly from the single-player turn-count distribution
     and the seat order (:mod:`snlmarkov.races.independent`).
 ``"exact: joint chain (bump)"``
-    With ``bump``, 2 or 3 players: the joint chain of every token's square
-    and the seat to move, run forwards to a tail below ``tail``
+    With ``bump``, 2 or 3 players (and on request, ``method="exact"``, 4 or
+    more: see below): the joint chain of every token's square and the seat
+    to move, run forwards to a tail below ``tail``
     (:mod:`snlmarkov.races.bump`).
 ``"Monte Carlo: N games, 95% CI"``
     With ``bump`` and 4 or more players (the joint chain has ``n**k`` states
@@ -21,6 +22,16 @@ How the figures are obtained (``RaceResult.method``):
     :func:`snlmarkov.sim.core.simulate`, with standard errors and confidence
     intervals (:meth:`RaceResult.confidence_interval`). Such a result says
     ``exact=False``; it never claims to be exact.
+
+Large exact joint chains: ``method="auto"`` builds joint chains of up to
+:data:`MAX_EXACT_STATES` states. ``method="exact"`` goes further, up to
+:data:`MAX_EXACT_JOINT_STATES` states and the memory limit of
+:func:`snlmarkov.limits.check_memory` (about :data:`JOINT_BYTES_PER_STATE`
+bytes per square combination, checked before anything is allocated): 4
+players with ``bump`` on the jungle board (82 resting squares, 181 million
+states) take about 2.5 minutes under ``classic`` and 5 under
+``last_one_standing``, 1.2-1.4 GB, on one core; ``progress=True`` shows the
+rounds as they are run.
 
 In ``classic`` mode only the winner is placed, so ``place_probability`` has
 a single column (place 1, equal to ``win_probability``) and the finishing
@@ -43,8 +54,8 @@ from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
 from ..analysis.single import analyze
 from ..board import Board
 from ..chain.model import turn_model
-from ..errors import GameError, RuleError, SnlError
-from ..limits import MAX_PLAYERS, check_rng
+from ..errors import GameError, LimitError, RuleError, SnlError
+from ..limits import MAX_PLAYERS, check_memory, check_rng
 from ..rules import MODES, Rules
 from ..state import GameState
 from .bump import joint_race, resting_squares
@@ -59,14 +70,23 @@ __all__ = [
     "MAX_PLAYERS",
     "EXACT_JOINT_PLAYERS",
     "MAX_EXACT_STATES",
+    "MAX_EXACT_JOINT_STATES",
+    "JOINT_BYTES_PER_STATE",
     "DEFAULT_GAMES",
     "joint_chain_states",
 ]
 
 #: With ``bump``, ``method="auto"`` solves the joint chain for up to this many players.
 EXACT_JOINT_PLAYERS = 3
-#: The largest joint chain (states) :func:`race` builds, even when asked for ``method="exact"``.
+#: The largest joint chain (states) ``method="auto"`` builds.
 MAX_EXACT_STATES = 20_000_000
+#: The largest joint chain (states) ``method="exact"`` builds (4 players on a
+#: board of up to about 100 resting squares).
+MAX_EXACT_JOINT_STATES = 400_000_000
+#: Memory estimate of a large classic joint chain, in bytes per square
+#: combination (``n**k``): the tensor, the turn's product and its rotated
+#: copy (measured: 27 bytes, 1.22 GB for 4 players on the jungle board).
+JOINT_BYTES_PER_STATE = 32
 
 _METHOD_INDEPENDENT = "exact: independent players"
 _METHOD_JOINT = "exact: joint chain (bump)"
@@ -399,9 +419,11 @@ def race(
     method : {"auto", "exact", "monte_carlo"}, default "auto"
         ``auto``: exact whenever it is affordable (always without ``bump``;
         with ``bump`` for up to 3 players), else Monte Carlo. ``exact``:
-        exact or an error (the joint chain may have at most
-        ``MAX_EXACT_STATES`` states: 4 to 6 players with ``bump`` on small
-        boards). ``monte_carlo``: always simulate.
+        exact or an error: with ``bump`` the joint chain may have at most
+        :data:`MAX_EXACT_JOINT_STATES` states within the memory limit (4
+        players on the jungle board: about 2.5 minutes under ``classic``, 5
+        under ``last_one_standing``, 1.2-1.4 GB; 5 players there are
+        refused). ``monte_carlo``: always simulate.
     games : int, default 100000
         Games to simulate when the figures are estimated.
     rng : None, int >= 0, SeedSequence or numpy.random.Generator
@@ -412,7 +434,8 @@ def race(
         Exact length distributions are computed until less than this much
         probability is left beyond their horizon.
     progress : bool, default False
-        Show a progress bar while simulating.
+        Show a progress bar (on standard error) while simulating, or the
+        rounds of an exact joint chain as they are run.
     state : GameState, optional
         Answer from this state of a game (every token's square, the seats
         finished, the seat to move; one square per seat) instead of the
@@ -433,8 +456,9 @@ def race(
     GameError
         For ``players`` outside 1..6 or an unknown ``mode``.
     SnlError
-        For an unknown ``method``, bad ``games`` or ``tail``, or an exact
-        joint chain that is too large.
+        For an unknown ``method``, bad ``games`` or ``tail``.
+    LimitError
+        For an exact joint chain over its limits (states or memory).
     RuleError
         If the rules cannot be played on the board.
 
@@ -488,15 +512,12 @@ def race(
         figures = independent_race(length, k, mode)
         return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
     model = turn_model(board, rules)
-    states = k * resting_squares(model, rules.bump_to).size ** k
+    squares = resting_squares(model, rules.bump_to).size
+    states = k * squares**k
     if method == "auto" and (k > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES):
         return _monte_carlo(common, games, rng, progress)
-    if states > MAX_EXACT_STATES:
-        raise SnlError(
-            f"the joint chain of {k} players on this board has {states} states, more than "
-            f"{MAX_EXACT_STATES}; use method='monte_carlo'"
-        )
-    figures = joint_race(model, rules, k, mode, tail=tail)
+    _check_joint_size(states, squares**k, k)
+    figures = joint_race(model, rules, k, mode, tail=tail, progress=progress)
     orders = figures["order_probability"]
     places = k if mode == "last_one_standing" else 1
     for order in itertools.permutations(range(k), places):  # orders no game can produce have probability 0
@@ -505,6 +526,21 @@ def race(
 
 
 _METHOD_OVER = "exact: the game is over"
+
+
+def _check_joint_size(states: int, combinations: int, k: int) -> None:
+    """Refuse an exact joint chain over its limits, before anything is allocated."""
+    if states > MAX_EXACT_JOINT_STATES:
+        raise LimitError(
+            f"the joint chain of {k} players on this board has {states} states, more than "
+            f"{MAX_EXACT_JOINT_STATES}; use method='monte_carlo'"
+        )
+    if states > MAX_EXACT_STATES:
+        check_memory(
+            JOINT_BYTES_PER_STATE * float(combinations),
+            f"the exact joint chain of {k} players ({states} states)",
+            hint="use method='monte_carlo' instead",
+        )
 
 
 def _race_from(
@@ -534,7 +570,7 @@ def _race_from(
     if method == "auto" and (m > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES):
         return _monte_carlo(common, games, rng, progress, start=state)
     if states > MAX_EXACT_STATES:
-        raise SnlError(
+        raise LimitError(
             f"the joint chain of the {m} seats still racing has {states} states, more than "
             f"{MAX_EXACT_STATES}; use method='monte_carlo'"
         )

@@ -36,7 +36,7 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import GameError, SnlError
 from ..state import GameState
-from .bump import DROP_FRACTION, JointMover, SettledTensor, SettleWatch, end_of_round
+from .bump import DROP_FRACTION, JointMover, SettledTensor, SettleWatch, end_of_round, geometric_rounds, settled
 
 __all__ = [
     "FirstPassage",
@@ -458,9 +458,25 @@ def _classic(mover, full, state, order, tail, max_rounds) -> dict[str, Any]:
     rounds_pmf, turns_pmf = [0.0], [0.0]
     alive = 1.0
     last_round = 1
+    seats = list(sorted(order))  # the slots of every full round (the first, partial one starts at to_move)
+    this: list[float] = []
+    prev: np.ndarray | None = None
+    prev_ratio: np.ndarray | None = None
     for rnd, s in _slots(order, state.to_move):
         if rnd != last_round:
             alive = float(full.sum())
+            if last_round > 1:  # a full round: once its ratios have settled, the rest is geometric (as in bump)
+                vec = np.array(this + [alive])
+                is_settled, ratio = settled(prev, vec, prev_ratio)
+                prev, prev_ratio = vec, ratio
+                powers = geometric_rounds(float(ratio[-1]), alive, tail) if is_settled and alive >= tail else None
+                if powers is not None:
+                    win[seats] += vec[:-1] * float(powers.sum())
+                    rounds_pmf.extend((float(vec[:-1].sum()) * powers).tolist())
+                    turns_pmf.extend((powers[:, None] * vec[None, :-1]).ravel().tolist())
+                    alive *= float(powers[-1])
+                    break
+            this = []
             if alive < tail:
                 break
             if rnd > max_rounds:
@@ -468,6 +484,7 @@ def _classic(mover, full, state, order, tail, max_rounds) -> dict[str, Any]:
             last_round = rnd
         full, out = mover.move(full, m)
         p = float(out.sum())
+        this.append(p)
         win[s] += p
         turns_pmf.append(p)
         while len(rounds_pmf) <= rnd:
