@@ -158,7 +158,47 @@ def test_a_turn_level_run_that_falls_short_falls_back_to_rounds(monkeypatch):
         return real(apply, b, shifts, rtol=rtol, maxiter=3)
 
     monkeypatch.setattr(valuetable, "shifted_bicgstab", short)
+    monkeypatch.setattr(valuetable, "_classic_series_values", lambda *args, **kwargs: None)
     got = build_value_table(mover, 3, "classic")
     assert got.iterations != want.iterations  # solved by rounds
     for j in range(3):
         np.testing.assert_allclose(got.chains[3].values[j], want.chains[3].values[j], rtol=1e-11, atol=1e-12)
+
+
+# ------------------------------------------------------------------ the settled series
+
+
+@pytest.mark.parametrize(
+    ("board", "k"), [(SMALL, 3), (Board.builtin(), 2), (SMALL, 2)], ids=["small-3", "jungle-2", "small-2"]
+)
+def test_series_values_equal_the_krylov_values(board, k):
+    """The series summed to its geometric tail and the shifted Krylov run: two solvers of the same equations."""
+    mover = JointMover.of(turn_model(board, FAMILY), FAMILY)
+    series = valuetable._classic_series_values(mover, k)
+    krylov = valuetable._classic_turn_values(mover, k, 5000)
+    assert series is not None and krylov is not None
+    for a, b in zip(series[0], krylov[0]):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(series[1], krylov[1], rtol=1e-12)
+    np.testing.assert_allclose(sum(series[0]), 1.0, rtol=0, atol=1e-12)  # somebody wins
+
+
+def test_series_is_the_path_the_table_takes():
+    mover = JointMover.of(turn_model(SMALL, FAMILY), FAMILY)
+    table = build_value_table(mover, 3, "classic")
+    series = valuetable._classic_series_values(mover, 3)
+    assert series is not None and table.iterations == series[2]
+
+
+def test_a_series_stopped_too_early_is_refused_by_its_residuals(monkeypatch):
+    """A planted mistake: the tail summed long before the series has settled; the residual check rejects it."""
+    mover = JointMover.of(turn_model(SMALL, FAMILY), FAMILY)
+    monkeypatch.setattr(valuetable, "SWITCH_TOL", 1e-2)
+    monkeypatch.setattr(valuetable, "POWER_SETTLE_TOL", 1e-3)
+    assert valuetable._classic_series_values(mover, 3) is None
+    assert valuetable._classic_series_values(mover, 3, max_turns=10) is None
+    monkeypatch.setattr(valuetable, "POWER_SETTLE_TOL", 1e-13)
+    assert valuetable._classic_series_values(mover, 3, max_turns=10) is None  # not settled in 10 turns
+    table = build_value_table(mover, 3, "classic")  # the Krylov run takes over: the figures stay right
+    want = snl.race(SMALL, FAMILY, players=3)
+    np.testing.assert_allclose(table.chains[3].values[0][:-1, 0], want.win_probability[:-1], rtol=0, atol=1e-12)
