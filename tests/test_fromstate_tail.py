@@ -8,29 +8,13 @@ entry to 1e-14).
 
 import numpy as np
 import pytest
+from _tails import assert_same_race, race_counting
 
-import snlmarkov as snl
 from snlmarkov import Board, GameState, Rules
-from snlmarkov.races import bump
 
 FAMILY = Rules.preset("family")
 SMALL = Board(40, {3: 21, 12: 30, 38: 9, 27: 2, 35: 16})
 NEVER_SETTLES = (Board(6, {4: 3}), Rules.preset("plain").replace(faces=2, finish="stay", bump=True))
-
-
-def _race(monkeypatch, settle, board, rules, state):
-    monkeypatch.setattr(bump, "SETTLE_TOL", settle)
-    calls = []
-    move = bump.JointMover.move
-
-    def counted(self, x, m):
-        calls.append(m)
-        return move(self, x, m)
-
-    monkeypatch.setattr(bump.JointMover, "move", counted)
-    r = snl.race(board, rules, players=state.players, state=state)
-    monkeypatch.undo()
-    return r, len(calls)
 
 
 @pytest.mark.parametrize(
@@ -43,27 +27,17 @@ def _race(monkeypatch, settle, board, rules, state):
     ids=["jungle-2", "jungle-3", "small-3"],
 )
 def test_classic_from_a_state_extrapolates_like_the_full_iteration(monkeypatch, board, state):
-    fast, n_fast = _race(monkeypatch, 1e-12, board, FAMILY, state)
-    slow, n_slow = _race(monkeypatch, -1.0, board, FAMILY, state)
+    fast, n_fast = race_counting(monkeypatch, 1e-12, board, FAMILY, players=state.players, state=state, mode="classic")
+    slow, n_slow = race_counting(monkeypatch, -1.0, board, FAMILY, players=state.players, state=state, mode="classic")
     assert fast.method == slow.method == "exact: joint chain (bump)"
     assert n_fast < 0.5 * n_slow
-    np.testing.assert_allclose(fast.win_probability, slow.win_probability, rtol=0, atol=1e-10)
-    assert fast.expected_rounds == pytest.approx(slow.expected_rounds, rel=1e-10)
-    assert fast.expected_total_turns == pytest.approx(slow.expected_total_turns, rel=1e-10)
-    for a, b in (
-        (fast.rounds_distribution, slow.rounds_distribution),
-        (fast.turns_distribution, slow.turns_distribution),
-    ):
-        assert a.horizon == b.horizon
-        k = np.arange(b.horizon + 1)
-        np.testing.assert_allclose(a.pmf(k), b.pmf(k), rtol=0, atol=1e-14)
-        assert a.tail_mass == pytest.approx(b.tail_mass, rel=1e-6)
+    assert_same_race(fast, slow)
 
 
 def test_a_chain_that_never_settles_is_iterated_every_round(monkeypatch):
     board, rules = NEVER_SETTLES
     state = GameState((1, 2), to_move=1)
-    fast, n_fast = _race(monkeypatch, 1e-12, board, rules, state)
-    slow, n_slow = _race(monkeypatch, -1.0, board, rules, state)
+    fast, n_fast = race_counting(monkeypatch, 1e-12, board, rules, players=state.players, state=state, mode="classic")
+    slow, n_slow = race_counting(monkeypatch, -1.0, board, rules, players=state.players, state=state, mode="classic")
     assert n_fast == n_slow
     np.testing.assert_array_equal(fast.win_probability, slow.win_probability)

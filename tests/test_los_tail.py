@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _tails import assert_same_race, race_counting
 from test_race_bump import CASES, assert_matches_brute_force
 
 import snlmarkov as snl
@@ -26,45 +27,12 @@ SMALL = Board(40, {3: 21, 12: 30, 38: 9, 27: 2, 35: 16})
 NEVER_SETTLES = (Board(6, {4: 3}), Rules.preset("plain").replace(faces=2, finish="stay", bump=True))
 
 
-def _race(monkeypatch, settle, *args, **kwargs):
-    """``race(*args, **kwargs)`` under ``SETTLE_TOL = settle``, and how many full-tensor turns it moved."""
-    players = kwargs["players"] - len(kwargs["state"].places) if "state" in kwargs else kwargs["players"]
-    monkeypatch.setattr(bump, "SETTLE_TOL", settle)
-    calls = []
-    move = bump.JointMover.move
-
-    def counted(self, x, m):
-        calls.append(m)
-        return move(self, x, m)
-
-    monkeypatch.setattr(bump.JointMover, "move", counted)
-    r = snl.race(*args, mode="last_one_standing", **kwargs)
-    monkeypatch.undo()
-    return r, sum(1 for m in calls if m == players)
-
-
-def _assert_same(fast, slow):
-    np.testing.assert_allclose(fast.place_probability, slow.place_probability, rtol=0, atol=1e-10)
-    for order, p in slow.order_probability.items():
-        assert fast.order_probability[order] == pytest.approx(p, abs=1e-10), order
-    assert fast.expected_rounds == pytest.approx(slow.expected_rounds, rel=1e-10)
-    assert fast.expected_total_turns == pytest.approx(slow.expected_total_turns, rel=1e-10)
-    for a, b in (
-        (fast.rounds_distribution, slow.rounds_distribution),
-        (fast.turns_distribution, slow.turns_distribution),
-    ):
-        assert a.horizon == b.horizon
-        k = np.arange(b.horizon + 1)
-        np.testing.assert_allclose(a.pmf(k), b.pmf(k), rtol=0, atol=1e-14)
-        assert a.tail_mass == pytest.approx(b.tail_mass, rel=1e-6)
-
-
 @pytest.mark.parametrize(("board", "players"), [(JUNGLE, 2), (SMALL, 3)], ids=["jungle-2", "small-3"])
 def test_extrapolated_tail_agrees_with_iterating_every_round(monkeypatch, board, players):
-    fast, n_fast = _race(monkeypatch, 1e-12, board, FAMILY, players=players)
-    slow, n_slow = _race(monkeypatch, -1.0, board, FAMILY, players=players)
+    fast, n_fast = race_counting(monkeypatch, 1e-12, board, FAMILY, players=players)
+    slow, n_slow = race_counting(monkeypatch, -1.0, board, FAMILY, players=players)
     assert n_fast < 0.5 * n_slow  # the full tensor stopped moving long before it was dropped
-    _assert_same(fast, slow)
+    assert_same_race(fast, slow)
 
 
 @pytest.mark.parametrize(
@@ -73,25 +41,25 @@ def test_extrapolated_tail_agrees_with_iterating_every_round(monkeypatch, board,
     ids=["jungle-2", "small-3"],
 )
 def test_race_from_a_state_extrapolates_too(monkeypatch, board, players, state):
-    fast, n_fast = _race(monkeypatch, 1e-12, board, FAMILY, players=players, state=state)
-    slow, n_slow = _race(monkeypatch, -1.0, board, FAMILY, players=players, state=state)
+    fast, n_fast = race_counting(monkeypatch, 1e-12, board, FAMILY, players=players, state=state)
+    slow, n_slow = race_counting(monkeypatch, -1.0, board, FAMILY, players=players, state=state)
     assert n_fast < 0.5 * n_slow
-    _assert_same(fast, slow)
+    assert_same_race(fast, slow)
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_shortcut_triggers_and_matches_brute_force(monkeypatch, players):
     board, rules = CASES["redeal-bonus"]
-    _, n_fast = _race(monkeypatch, 1e-12, board, rules, players=players, method="exact", tail=1e-15)
-    _, n_slow = _race(monkeypatch, -1.0, board, rules, players=players, method="exact", tail=1e-15)
+    _, n_fast = race_counting(monkeypatch, 1e-12, board, rules, players=players, method="exact", tail=1e-15)
+    _, n_slow = race_counting(monkeypatch, -1.0, board, rules, players=players, method="exact", tail=1e-15)
     assert n_fast < 0.7 * n_slow
     assert_matches_brute_force(board, rules, players, "last_one_standing")
 
 
 def test_chain_that_never_settles_is_iterated_to_the_end(monkeypatch):
     board, rules = NEVER_SETTLES
-    _, n_fast = _race(monkeypatch, 1e-12, board, rules, players=2, method="exact", tail=1e-15)
-    _, n_slow = _race(monkeypatch, -1.0, board, rules, players=2, method="exact", tail=1e-15)
+    _, n_fast = race_counting(monkeypatch, 1e-12, board, rules, players=2, method="exact", tail=1e-15)
+    _, n_slow = race_counting(monkeypatch, -1.0, board, rules, players=2, method="exact", tail=1e-15)
     assert n_fast == n_slow > 100
     assert_matches_brute_force(board, rules, 2, "last_one_standing")
 
