@@ -282,6 +282,20 @@ class JointMover:
             )
         return np.ascontiguousarray(y[:n].transpose(1, 2, 0)).reshape(batch, n * width), out
 
+    def move_all(self, keys: list, store: dict, size_of: Any) -> list:
+        """:meth:`move_many` of the tensors ``store[key]`` for ``keys``, batched by ``size_of(key)`` (tokens).
+
+        Returns ``[(key, moved, finished), ...]``.
+        """
+        groups: dict[int, list] = defaultdict(list)
+        for key in keys:
+            groups[size_of(key)].append(key)
+        done: list = []
+        for m, group in groups.items():
+            nxt, out = self.move_many([store[key] for key in group], m)
+            done.extend(zip(group, nxt, out))
+        return done
+
 
 def _next_in(alive: tuple[int, ...], seat: int) -> int:
     """The first seat of ``alive`` after ``seat`` in playing order (cyclic)."""
@@ -581,17 +595,6 @@ def _last_one_standing(
             alive_cache[prefix] = tuple(a for a in seats if a not in prefix)
         return alive_cache[prefix]
 
-    def move_all(keys: list, store: dict, size_of) -> list:
-        """Move every tensor of ``keys``, batched by size; ``[(key, moved, finished), ...]``."""
-        groups: dict[int, list] = defaultdict(list)
-        for key in keys:
-            groups[size_of(key)].append(key)
-        done: list = []
-        for m, group in groups.items():
-            nxt, out = mover.move_many([store[key] for key in group], m)
-            done.extend(zip(group, nxt, out))
-        return done
-
     watch = SettleWatch()
     current: np.ndarray | SettledTensor | None = full
     while live["rounds"] or live["turns"]:
@@ -612,7 +615,7 @@ def _last_one_standing(
             rest = alive_of((s,))
             if live["rounds"]:
                 movers = [prefix for prefix in by_order if s not in prefix]
-                for prefix, x, out in move_all(movers, by_order, lambda p: k - len(p)):
+                for prefix, x, out in mover.move_all(movers, by_order, lambda p: k - len(p)):
                     by_order[prefix] = x
                     child = prefix + (s,)
                     if len(child) == k:
@@ -626,7 +629,7 @@ def _last_one_standing(
             if live["turns"]:
                 turns_pmf.append(0.0)
                 nxt_store: dict = {}
-                for (alive, seat), y, out in move_all(list(by_turn), by_turn, lambda key: len(key[0])):
+                for (alive, seat), y, out in mover.move_all(list(by_turn), by_turn, lambda key: len(key[0])):
                     _add(nxt_store, (alive, _next_in(alive, seat)), y)
                     left = tuple(a for a in alive if a != seat)
                     if left:

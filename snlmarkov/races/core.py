@@ -366,6 +366,23 @@ def _players(value: Any) -> int:
     return int(value)
 
 
+def _board_rules(board: Board | None, rules: Rules | None) -> tuple[Board, Rules]:
+    """The board and rules of a race (the jungle board and ``Rules()`` by default), checked."""
+    board = Board.builtin() if board is None else board
+    rules = Rules() if rules is None else rules
+    if not isinstance(board, Board):
+        raise SnlError(f"board must be a Board, got {type(board).__name__}")
+    if not isinstance(rules, Rules):
+        raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+    return board, rules
+
+
+def _tail(value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float)) or not 0.0 < value < 1e-3:
+        raise SnlError(f"tail must be in (0, 1e-3), got {value!r}")
+    return float(value)
+
+
 def _mode(value: Any) -> str:
     if value not in MODES:
         raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {value!r}")
@@ -479,12 +496,7 @@ def race(
     >>> later.win_probability.round(4).tolist(), round(later.expected_rounds, 2)
     ([0.6764, 0.3236], 22.18)
     """
-    board = Board.builtin() if board is None else board
-    rules = Rules() if rules is None else rules
-    if not isinstance(board, Board):
-        raise SnlError(f"board must be a Board, got {type(board).__name__}")
-    if not isinstance(rules, Rules):
-        raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+    board, rules = _board_rules(board, rules)
     k = _players(players)
     mode = _mode(mode)
     rng = check_rng(rng)
@@ -492,8 +504,7 @@ def race(
         raise SnlError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
         raise SnlError(f"games must be a positive integer, got {games!r}")
-    if not isinstance(tail, (int, float)) or not 0.0 < tail < 1e-3:
-        raise SnlError(f"tail must be in (0, 1e-3), got {tail!r}")
+    tail = _tail(tail)
     rules.check_board(board)
     common: dict[str, Any] = {"board": board, "rules": rules, "players": k, "mode": mode}
     if state is not None:

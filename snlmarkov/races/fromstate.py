@@ -36,7 +36,17 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import GameError, SnlError
 from ..state import GameState
-from .bump import DROP_FRACTION, JointMover, SettledTensor, SettleWatch, end_of_round, geometric_rounds, settled
+from .bump import (
+    DROP_FRACTION,
+    JointMover,
+    SettledTensor,
+    SettleWatch,
+    _add,
+    _next_in,
+    end_of_round,
+    geometric_rounds,
+    settled,
+)
 
 __all__ = [
     "FirstPassage",
@@ -369,20 +379,6 @@ def independent_from(
 # ---------------------------------------------------------------- the joint chain from a state
 
 
-def _next_in(alive: tuple[int, ...], seat: int) -> int:
-    for a in alive:
-        if a > seat:
-            return a
-    return alive[0]
-
-
-def _add(store: dict, key: Any, x: np.ndarray) -> None:
-    if key in store:
-        store[key] += x
-    else:
-        store[key] = x
-
-
 def point_tensor(mover: JointMover, state: GameState) -> np.ndarray:
     """The state as a point mass in the joint tensor of its racing seats (axis 0 the seat to move).
 
@@ -516,16 +512,6 @@ def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str,
     t = 0
     current = 1
 
-    def move_all(keys: list, store: dict, size_of) -> list:
-        groups: dict[int, list] = defaultdict(list)
-        for key in keys:
-            groups[size_of(key)].append(key)
-        done: list = []
-        for size, group in groups.items():
-            nxt, out = mover.move_many([store[key] for key in group], size)
-            done.extend(zip(group, nxt, out))
-        return done
-
     if m0 == 1:  # one token left: it finishes in its own time
         only = racing[0]
         prefix = prefix0 + (only,)
@@ -557,7 +543,7 @@ def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str,
         rest = tuple(a for a in racing if a != s)
         if live["rounds"]:
             movers = [p for p in by_order if s not in p]
-            for p, x, out in move_all(movers, by_order, lambda p: k - len(p)):
+            for p, x, out in mover.move_all(movers, by_order, lambda p: k - len(p)):
                 by_order[p] = x
                 child = p + (s,)
                 if len(child) == k:
@@ -576,7 +562,7 @@ def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str,
         if live["turns"]:
             turns_pmf.append(0.0)
             nxt_store: dict = {}
-            for (alive, seat), y, out in move_all(list(by_turn), by_turn, lambda key: len(key[0])):
+            for (alive, seat), y, out in mover.move_all(list(by_turn), by_turn, lambda key: len(key[0])):
                 _add(nxt_store, (alive, _next_in(alive, seat)), y)
                 left = tuple(a for a in alive if a != seat)
                 if left:

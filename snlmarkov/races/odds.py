@@ -29,11 +29,21 @@ import numpy as np
 from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
 from ..board import Board
 from ..chain.model import turn_model
-from ..errors import GameError, RuleError, SnlError
+from ..errors import GameError, SnlError
 from ..rules import Rules
 from ..state import GameState
 from .bump import JointMover
-from .core import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, EXACT_JOINT_PLAYERS, RaceResult, _mode, _players
+from .core import (
+    _METHOD_INDEPENDENT,
+    _METHOD_JOINT,
+    _METHOD_OVER,
+    EXACT_JOINT_PLAYERS,
+    RaceResult,
+    _board_rules,
+    _mode,
+    _players,
+    _tail,
+)
 from .fromstate import (
     FirstPassage,
     _reachable,
@@ -231,16 +241,10 @@ class Odds:
         *,
         tail: float = DEFAULT_TAIL,
     ) -> None:
-        board = Board.builtin() if board is None else board
-        rules = Rules() if rules is None else rules
-        if not isinstance(board, Board):
-            raise SnlError(f"board must be a Board, got {type(board).__name__}")
-        if not isinstance(rules, Rules):
-            raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+        board, rules = _board_rules(board, rules)
         k = _players(players)
         self.mode = _mode(mode)
-        if not isinstance(tail, (int, float)) or not 0.0 < tail < 1e-3:
-            raise SnlError(f"tail must be in (0, 1e-3), got {tail!r}")
+        tail = _tail(tail)
         rules.check_board(board)
         if rules.bump and k > EXACT_JOINT_PLAYERS:
             raise SnlError(
