@@ -44,6 +44,7 @@ _EXPORTS = {
     # configuration
     "Board": "board",
     "Rules": "rules",
+    "Die": "dice",
     "GameState": "state",
     # exact models and analysis
     "TransitionModel": "chain.model",

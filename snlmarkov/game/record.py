@@ -191,7 +191,7 @@ class GameRecord:
         log = tuple(self.log)
         if not all(isinstance(e, Event) for e in log):
             raise GameError("GameRecord.log must hold events")
-        _check_ranges(log, self.board.size, self.rules.faces, len(seats))
+        _check_ranges(log, self.board.size, frozenset(self.rules.die.values), len(seats))
         object.__setattr__(self, "seats", seats)
         object.__setattr__(self, "log", log)
         for name in ("dice", "positions", "finishing_order"):
@@ -440,7 +440,7 @@ _SQUARE_FIELDS = {
 }
 
 
-def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -> None:
+def _check_ranges(log: tuple[Event, ...], size: int, values: frozenset[int], n_seats: int) -> None:
     """Refuse events whose squares are off the board, rolls off the die, or seats and places past the table."""
     for e in log:
         where = f"GameRecord.log: turn {e.turn}"
@@ -450,8 +450,8 @@ def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -
             value = getattr(e, name)
             if value > size:
                 raise GameError(f"{where}: {type(e).__name__}.{name}={value} is off the board 0..{size}")
-        if isinstance(e, Roll) and e.value > faces:
-            raise GameError(f"{where}: a roll of {e.value} on a die of {faces} faces")
+        if isinstance(e, Roll) and e.value not in values:
+            raise GameError(f"{where}: a roll of {e.value}, which the die cannot show")
         if isinstance(e, Finish) and e.place > n_seats:
             raise GameError(f"{where}: finishing place {e.place} with {n_seats} seats")
         if isinstance(e, GameOver) and any(s >= n_seats for s in e.finishing_order):

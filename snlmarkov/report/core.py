@@ -214,7 +214,7 @@ def compare_house_rules(board: Board | None = None, base: Rules | None = None) -
     if base.max_sixes is not None:
         cases.append(_case(board, restart, "restart after the cap"))
     bounce = base.replace(finish="bounce")
-    bounce_ok = board.size >= base.faces
+    bounce_ok = board.size >= base.die.top
     if bounce_ok:
         cases.append(_case(board, bounce, "bounce (jump after it)"))
         cases.append(_case(board, bounce.replace(jump_after_bounce=False), "bounce, no jump after it"))
