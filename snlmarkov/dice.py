@@ -35,9 +35,16 @@ def _is_int(value: Any) -> bool:
 
 def _count(value: Any, name: str, low: int, high: int) -> int:
     if not _is_int(value) or not low <= value <= high:
-        shown = f"an integer of {len(str(abs(int(value))))} digits" if _is_int(value) and abs(value) > 10**20 else repr(value)
+        shown = _shown(value)
         raise RuleError(f"{name} must be an integer {low}..{high}; got {shown}")
     return int(value)
+
+
+def _shown(value: Any) -> str:
+    """A user's value for a message: a huge integer by its size (``repr`` of it may be refused)."""
+    if _is_int(value) and abs(value) > 10**20:
+        return f"an integer of about {int(int(value).bit_length() * 0.30103) + 1} digits"
+    return repr(value)
 
 
 def _weight(value: Any, where: str) -> Fraction:
@@ -45,7 +52,10 @@ def _weight(value: Any, where: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise RuleError(f"die weight for {where} must be a positive number; got {value!r}")
     try:
-        w = Fraction(value)  # exact for int, Fraction and float
+        if isinstance(value, numbers.Rational):
+            w = Fraction(int(value.numerator), int(value.denominator))
+        else:
+            w = Fraction(float(value))  # exact: a float is a rational
     except (ValueError, OverflowError):
         raise RuleError(f"die weight for {where} must be a finite positive number; got {value!r}") from None
     if w <= 0:

@@ -249,7 +249,7 @@ def _faces(self: Rules) -> int:
     return len(self.die.values)
 
 
-Rules.faces = property(_faces, doc=_faces.__doc__)  # type: ignore[assignment,method-assign]
+setattr(Rules, "faces", property(_faces, doc=_faces.__doc__))  # noqa: B010 (after the dataclass read its InitVar)
 
 
 def _is_int(value: Any) -> bool:

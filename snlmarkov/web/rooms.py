@@ -114,7 +114,7 @@ def rules_from_data(data: Any, board: Board) -> Rules:
         rules.check_board(board)
     except (SnlError, TypeError) as exc:
         raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
-    if rules.faces > MAX_FACES:
+    if len(rules.die.values) > MAX_FACES:
         raise ProtocolError(f"faces must be at most {MAX_FACES}", "bad_rules")
     return rules
 
