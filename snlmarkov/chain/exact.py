@@ -90,7 +90,7 @@ def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction
     return dict(sorted(row.items()))
 
 
-def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:
+def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:  # noqa: C901
     """Expected number of turns from square 0, as an exact fraction.
 
     Only rational arithmetic is used: the turn-level rows are built exactly
@@ -99,7 +99,7 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
     small on real boards).
 
     Cost: exact elimination over the squares a turn can move back to, about
-    cubic in the board: 1 s at 100 squares, 20 s at 1,000. Boards over
+    cubic in the board (``benchmarks/README.md`` has the measured times). Boards over
     :data:`snlmarkov.limits.MAX_EXACT_SQUARES` (1,000) are refused.
 
     Raises

@@ -348,7 +348,7 @@ def turn_landings(board: Board, rules: Rules, weights: np.ndarray) -> np.ndarray
     return _turn_rows(board, rules, landings=False, rolls=False, landing_weights=weights).landings[2]
 
 
-def _turn_rows(
+def _turn_rows(  # noqa: C901, PLR0915
     board: Board,
     rules: Rules,
     *,

@@ -142,7 +142,7 @@ def _turn_groups(log: tuple) -> list[tuple]:
     return [tuple(g) for g in groups]
 
 
-def verify_game(record) -> VerificationReport:
+def verify_game(record) -> VerificationReport:  # noqa: C901, PLR0915
     """Check a played game, event by event, against the exact model's roll mechanics.
 
     Every turn is regenerated from the state the game had reached (every

@@ -173,7 +173,7 @@ class GameRecord:
     start: GameState | None = field(default=None, repr=False)
     _turns: tuple[TurnSummary, ...] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: C901
         if not isinstance(self.board, Board):
             raise GameError(f"GameRecord.board must be a Board; got {type(self.board).__name__}")
         if not isinstance(self.rules, Rules):
@@ -458,7 +458,7 @@ def _check_ranges(log: tuple[Event, ...], size: int, values: frozenset[int], n_s
             raise GameError(f"{where}: the finishing order {e.finishing_order} names a seat past {n_seats - 1}")
 
 
-def _summarise(
+def _summarise(  # noqa: C901
     log: tuple[Event, ...], n_seats: int, begin: GameState | None = None
 ) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
     """Walk the log turn by turn from ``begin`` (by default the beginning): the turn summaries, final positions and finishing order."""

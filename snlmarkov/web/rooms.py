@@ -253,7 +253,7 @@ class Room:
         if self.status != "lobby":
             raise ProtocolError(f"{what}: the game has already started", "not_in_lobby")
 
-    async def handle(self, conn: Connection, msg: Message) -> None:
+    async def handle(self, conn: Connection, msg: Message) -> None:  # noqa: C901
         """Apply one checked message from ``conn``; ProtocolError refuses it (nothing changed)."""
         kind, f = msg.type, msg.fields
         self.idle_since = time.monotonic()
@@ -544,7 +544,7 @@ class RoomManager:
         self._made += 1
         return [self._seed, self._made]
 
-    def create(
+    def create(  # noqa: C901
         self,
         kind: Any,
         seats: Any,
