@@ -333,8 +333,9 @@ def test_events_appended_after_a_turns_events_are_reported():
     data["log"].insert(at, {"kind": "overshoot", "seat": 1, "turn": 1, "square": 4, "value": 5})
     report = verify_game(GameRecord.from_dict(data))
     assert not report.passed and report.failures[0].startswith("turn 1 ")
-    assert "event 2: the log has Overshoot(seat=1, turn=1, square=4, value=5) where the rules give no more" in (
-        report.failures[0]
+    assert (
+        "event 2: the log has Overshoot(seat=1, turn=1, square=4, value=5) where the rules give no more"
+        in (report.failures[0])
     )
 
 

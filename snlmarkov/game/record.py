@@ -28,9 +28,9 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
-import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
