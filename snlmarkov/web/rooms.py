@@ -601,7 +601,9 @@ class RoomManager:
             return 0  # nothing to store: no game, or not a single turn played
         record = room.game.record()
         try:
-            game_id = await asyncio.to_thread(self.store.add, record, room=room.id, status=status)
+            game_id = await asyncio.to_thread(
+                self.store.add, record, room=room.id, status=status, online=room.kind == "online"
+            )
         except Exception:
             log.exception("room %s: could not store the game", room.id)
             return 0
