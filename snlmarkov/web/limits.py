@@ -24,6 +24,7 @@ import dataclasses
 import ipaddress
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import LimitError
 
@@ -40,8 +41,8 @@ class ServerLimits:
     Attributes
     ----------
     room_rate, room_burst : float
-        Rooms one client address may create a second on average (0.2: 12 a
-        minute), and at once (10). Past that ``POST /api/rooms`` answers 429
+        Rooms one client address may create a second on average (0.5: 30 a
+        minute), and at once (20). Past that ``POST /api/rooms`` answers 429
         with ``Retry-After``.
     rooms_per_address : int
         Rooms not yet over that one address may hold at once (20); 429 past it.
@@ -75,8 +76,8 @@ class ServerLimits:
         recently used go first.
     """
 
-    room_rate: float = 0.2
-    room_burst: float = 10.0
+    room_rate: float = 0.5
+    room_burst: float = 20.0
     rooms_per_address: int = 20
     message_rate: float = 40.0
     message_burst: float = 80.0
@@ -102,7 +103,7 @@ class ServerLimits:
             if value > 10**12:
                 raise LimitError(f"ServerLimits.{f.name} must be at most 10**12; got {value!r}")
 
-    def replace(self, **changes: float) -> ServerLimits:
+    def replace(self, **changes: Any) -> ServerLimits:
         """A copy with some limits changed (checked again)."""
         return dataclasses.replace(self, **changes)
 
