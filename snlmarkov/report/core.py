@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..analysis.single import Analysis, analyze
 from ..board import Board
 from ..errors import SnlError
@@ -214,7 +214,7 @@ def compare_house_rules(board: Board | None = None, base: Rules | None = None) -
     if base.max_sixes is not None:
         cases.append(_case(board, restart, "restart after the cap"))
     bounce = base.replace(finish="bounce")
-    bounce_ok = board.size >= base.faces
+    bounce_ok = board.size >= base.die.top
     if bounce_ok:
         cases.append(_case(board, bounce, "bounce (jump after it)"))
         cases.append(_case(board, bounce.replace(jump_after_bounce=False), "bounce, no jump after it"))
