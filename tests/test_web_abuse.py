@@ -314,7 +314,9 @@ def test_a_busy_odds_pool_does_not_stall_games_or_the_store(tmp_path, serve, mon
     srv = serve(
         store=store,
         odds_wait=0.05,
-        limits=ServerLimits(odds_workers=1, odds_queue=1, room_rate=100, room_burst=100),
+        rate=1000,
+        burst=1000,
+        limits=ServerLimits(odds_workers=1, odds_queue=1, message_rate=1000, message_burst=1000),
     )
     try:
         methods = []
