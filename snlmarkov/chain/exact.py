@@ -15,8 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..args import board_arg, rules_arg
 from ..board import Board
-from ..errors import LimitError, SnlError, UnwinnableBoardError
+from ..errors import LimitError, UnwinnableBoardError
 from ..limits import MAX_EXACT_SQUARES
 from ..rules import Rules
 from .mechanics import exact_slot_probs, index_dtype, roll_slots
@@ -119,10 +120,7 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
     >>> float(e)
     39.22512230823...
     """
-    board = Board.builtin() if board is None else board
-    rules = Rules() if rules is None else rules
-    if not isinstance(board, Board) or not isinstance(rules, Rules):
-        raise SnlError("exact_expected_turns takes a Board and a Rules")
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     if board.size > MAX_EXACT_SQUARES:
         raise LimitError(
