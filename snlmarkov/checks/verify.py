@@ -221,7 +221,7 @@ def _signature(record, key) -> str:
     return SIGNED if record.signature_matches(key) else SIGNATURE_MISMATCH
 
 
-def verify_game(record, *, key: bytes | None = None) -> VerificationReport:
+def verify_game(record, *, key: bytes | None = None) -> VerificationReport:  # noqa: C901, PLR0915
     """Check a played game, event by event, against the exact model's roll mechanics.
 
     Every turn is regenerated from the state the game had reached (every
