@@ -9,6 +9,7 @@ Routes
 ``POST /api/rooms``       create a room; the answer holds its secrets (only ever sent here)
 ``GET /api/rooms/{id}``   a room's public state
 ``WS /ws/{id}``           play and watch: the protocol of ``docs/web.md``
+``/games...``             the archive, game pages and rematch (:mod:`.games`)
 
 Examples
 --------
@@ -38,6 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..board import Board
 from ..game.seats import COLOURS
 from ..rules import PRESETS
+from .games import game_routes
 from .protocol import BURST, MAX_MESSAGE_BYTES, MAX_NAME, MAX_SEATS, RATE, ProtocolError, parse_message
 from .rooms import Connection, RoomManager, _board_data, rules_fields
 
@@ -253,6 +255,7 @@ def create_app(
             Route("/api/rooms", create_room, methods=["POST"]),
             Route("/api/rooms/{room}", room_state),
             WebSocketRoute("/ws/{room}", play),
+            *game_routes(manager),  # the game pages (snlmarkov/web/games.py)
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         lifespan=lifespan,

@@ -1,0 +1,174 @@
+"""The routes of the game pages: the archive, one page per stored game, uploads, rematch.
+
+Routes
+------
+``GET /games``                        the archive page (newest first, paged, filtered)
+``GET /games/{id}``                   a stored game's page: replay, odds graph, swings, luck, verdict
+``GET /games/upload``                 the same page for a record file, not stored
+``GET /api/games``                    one page of the archive as JSON (:func:`.archive.list_games`)
+``GET /api/games/{id}/analysis``      the game's analysis as JSON (:func:`.analysis.analyse`)
+``GET /api/games/{id}/record``        the game's record (JSON, as a download)
+``POST /api/games/analysis``          the analysis of an uploaded record (at most :data:`MAX_UPLOAD_BYTES`)
+``POST /api/rooms/{id}/rematch``      a rematch of a finished room (:func:`.rematch.rematch`)
+
+Analyses are computed in a worker thread (one at a time) and kept per game id
+(stored records never change) and per uploaded text.
+
+Examples
+--------
+>>> from snlmarkov.web.rooms import RoomManager
+>>> [r.path for r in game_routes(RoomManager({}))][:3]
+['/games', '/games/upload', '/games/{game:int}']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from ..errors import LimitError, SnlError
+from ..game.record import GameRecord
+from ..limits import format_bytes, limit
+from .analysis import analyse
+from .archive import check_filters, list_games
+from .protocol import ProtocolError
+from .rematch import rematch
+from .rooms import RoomManager
+
+__all__ = ["game_routes", "MAX_UPLOAD_BYTES", "ANALYSES_KEPT"]
+
+#: largest record file the upload page takes (and never more than ``limits.MAX_RECORD_BYTES``)
+MAX_UPLOAD_BYTES = 2 * 2**20
+#: analyses kept in memory
+ANALYSES_KEPT = 64
+_REMATCH_BODY = 1024
+
+_STATIC = Path(__file__).parent / "static"
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message[:400]}, status)
+
+
+async def _body(request: Request, cap: int) -> bytes:
+    """The request body, refused with LimitError past ``cap`` bytes (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise LimitError(f"the file holds {format_bytes(int(declared))}, over the limit of {format_bytes(cap)}")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > cap:
+            raise LimitError(f"the file is over the limit of {format_bytes(cap)}")
+    return body
+
+
+def game_routes(manager: RoomManager) -> list[Route]:
+    """The game pages' routes, reading ``manager.store`` (a GameStore or None)."""
+    kept: OrderedDict[Any, dict] = OrderedDict()
+
+    async def analysis_of(key: Any, record: GameRecord, text: str) -> dict:
+        found = kept.get(key)
+        if found is None:
+            found = await asyncio.to_thread(analyse, record, text=text)
+            kept[key] = found
+            while len(kept) > ANALYSES_KEPT:
+                kept.popitem(last=False)
+        kept.move_to_end(key)
+        return found
+
+    def stored_text(game_id: int) -> str:
+        store = manager.store
+        if store is None:
+            raise KeyError(game_id)
+        return store.record(game_id).to_json()
+
+    async def page(request: Request) -> Response:
+        name = "games.html" if request.url.path.rstrip("/") == "/games" else "game.html"
+        return FileResponse(_STATIC / name)
+
+    async def games(request: Request) -> Response:
+        if manager.store is None:
+            return JSONResponse({"games": [], "total": 0, "page": 1, "pages": 1, "stored": False})
+        try:
+            filters = check_filters(dict(request.query_params))
+            found = await asyncio.to_thread(list_games, manager.store.path, filters)
+        except SnlError as exc:
+            return _error("bad_filter", str(exc), 400)
+        return JSONResponse({**found, "stored": True})
+
+    async def one(request: Request) -> tuple[int, GameRecord | None, str]:
+        game_id = request.path_params["game"]
+        try:
+            text = await asyncio.to_thread(stored_text, game_id)
+        except (KeyError, SnlError):
+            return game_id, None, ""
+        return game_id, GameRecord.from_json(text), text
+
+    async def game_analysis(request: Request) -> Response:
+        game_id, record, text = await one(request)
+        if record is None:
+            return _error("no_game", f"no stored game with id {game_id}", 404)
+        try:
+            data = await analysis_of(("id", game_id), record, text)
+        except SnlError as exc:
+            return _error("too_big" if isinstance(exc, LimitError) else "bad_record", str(exc), 422)
+        return JSONResponse({"id": game_id, "stored": True, **data})
+
+    async def game_record(request: Request) -> Response:
+        game_id, record, text = await one(request)
+        if record is None:
+            return _error("no_game", f"no stored game with id {game_id}", 404)
+        return Response(
+            text,
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="snl-game-{game_id}.json"'},
+        )
+
+    async def upload(request: Request) -> Response:
+        cap = min(MAX_UPLOAD_BYTES, limit("record_bytes"))
+        try:
+            raw = await _body(request, cap)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise SnlError("a game record must be UTF-8 JSON text") from None
+            record = GameRecord.from_json(text)
+            data = await analysis_of(("upload", hashlib.sha256(raw).hexdigest()), record, text)
+        except LimitError as exc:
+            return _error("too_big", str(exc), 413)
+        except SnlError as exc:
+            return _error("bad_record", str(exc), 400)
+        return JSONResponse({"id": 0, "stored": False, **data})
+
+    async def ask_rematch(request: Request) -> Response:
+        try:
+            data = json.loads(await _body(request, _REMATCH_BODY) or b"null")
+            if not isinstance(data, dict) or set(data) != {"secret"}:
+                raise ProtocolError("a rematch request is {secret}", "bad_message")
+            answer = await rematch(manager, request.path_params["room"], data["secret"])
+        except ProtocolError as exc:
+            status = 404 if exc.code == "no_room" else 403 if exc.code == "bad_secret" else 409
+            return _error(exc.code, str(exc), 503 if exc.code == "server_full" else status)
+        except ValueError as exc:  # bad JSON, a body over the limit
+            return _error("bad_message", str(exc), 400)
+        return JSONResponse(answer)
+
+    return [
+        Route("/games", page),
+        Route("/games/upload", page),
+        Route("/games/{game:int}", page),
+        Route("/api/games", games),
+        Route("/api/games/analysis", upload, methods=["POST"]),
+        Route("/api/games/{game:int}/analysis", game_analysis),
+        Route("/api/games/{game:int}/record", game_record),
+        Route("/api/rooms/{room}/rematch", ask_rematch, methods=["POST"]),
+    ]
