@@ -156,8 +156,8 @@ def game_routes(manager: RoomManager) -> list[Route]:
                 raise ProtocolError("a rematch request is {secret}", "bad_message")
             answer = await rematch(manager, request.path_params["room"], data["secret"])
         except ProtocolError as exc:
-            status = 404 if exc.code == "no_room" else 403 if exc.code == "bad_secret" else 409
-            return _error(exc.code, str(exc), 503 if exc.code == "server_full" else status)
+            status = {"no_room": 404, "bad_secret": 403, "not_over": 409, "server_full": 503}.get(exc.code, 400)
+            return _error(exc.code, str(exc), status)
         except ValueError as exc:  # bad JSON, a body over the limit
             return _error("bad_message", str(exc), 400)
         return JSONResponse(answer)
