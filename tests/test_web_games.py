@@ -24,6 +24,7 @@ from _webserver import Client, ServerThread, create_room, http  # noqa: E402
 from snlmarkov import Board, Game, GameRecord, Odds, Rules, verify_game  # noqa: E402
 from snlmarkov.errors import LimitError  # noqa: E402
 from snlmarkov.web import analysis as analysis_module  # noqa: E402
+from snlmarkov.web import games as games_module  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
 from snlmarkov.web.archive import PAGE_SIZE  # noqa: E402
 from snlmarkov.web.games import MAX_UPLOAD_BYTES  # noqa: E402
@@ -138,7 +139,16 @@ def test_archive_filters(site, query, ids):
 
 @pytest.mark.parametrize(
     "query",
-    ["mode=chess", "rules=house", "status=lost", "page=0", "page=x", "page=1000001", "colour=red", "player=" + "x" * 25],
+    [
+        "mode=chess",
+        "rules=house",
+        "status=lost",
+        "page=0",
+        "page=x",
+        "page=1000001",
+        "colour=red",
+        "player=" + "x" * 25,
+    ],
 )
 def test_archive_refuses_bad_filters(site, query):
     r = site.get(f"/api/games?{query}")
@@ -175,13 +185,17 @@ def _check_analysis(data: dict, record: GameRecord) -> None:
     np.testing.assert_allclose(np.array(data["odds"]["win"]), timeline.win, rtol=0, atol=1e-12)
     classic = record.mode == "classic"
     if not classic:
-        np.testing.assert_allclose(np.array(data["odds"]["expected_place"]), timeline.expected_place, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            np.array(data["odds"]["expected_place"]), timeline.expected_place, rtol=0, atol=1e-12
+        )
     swings = odds.swings(record, top=3, timeline=timeline)
     assert [s["story"] for s in data["swings"]] == [s.story(record.mode) for s in swings]
     assert [(s["turn"], s["seat"]) for s in data["swings"]] == [(s.turn, s.seat) for s in swings]
     figure = timeline.win if classic else timeline.expected_place
     for seat, luck in enumerate(data["luck"]):
-        own = sum(figure[t.turn + 1, seat] - figure[t.turn, seat] for t in record.turns() if t.seat == seat and not t.skipped)
+        own = sum(
+            figure[t.turn + 1, seat] - figure[t.turn, seat] for t in record.turns() if t.seat == seat and not t.skipped
+        )
         assert luck["own"] == pytest.approx(own, abs=1e-12)
         assert luck["own"] + luck["others"] == pytest.approx(figure[-1, seat] - figure[0, seat], abs=1e-12)
     report = verify_game(record)
@@ -245,12 +259,24 @@ def test_upload_of_a_record_that_does_not_hold(site):
         (b"\xff\xfe{}", 400, "UTF-8"),
         (b'{"format": 1}', 400, "missing"),
         (b"[" * 100_000 + b"]" * 100_000, 400, "JSON"),
-        (b" " * (MAX_UPLOAD_BYTES + 1), 413, "over the limit"),
     ],
 )
 def test_upload_refuses_hostile_files(site, body, status, words):
     r = site.post("/api/games/analysis", content=body)
     assert r.status_code == status and words in r.json()["message"], r.json()
+
+
+def test_upload_refuses_files_over_the_size_limit(site, monkeypatch):
+    text = site.records[1].to_json().encode()
+    monkeypatch.setattr(games_module, "MAX_UPLOAD_BYTES", len(text) - 1)  # read at every upload
+    r = site.post("/api/games/analysis", content=text)
+    assert r.status_code == 413 and "over the limit" in r.json()["message"]
+    monkeypatch.setenv("SNLMARKOV_MAX_RECORD_BYTES", str(len(text) - 1))  # the record limit holds too
+    monkeypatch.setattr(games_module, "MAX_UPLOAD_BYTES", 10 * len(text))
+    assert site.post("/api/games/analysis", content=text).status_code == 413
+    # the page refuses a larger file before sending it, with the same limit
+    page = site.get("/games/upload").text
+    assert f'data-max-bytes="{MAX_UPLOAD_BYTES}"' in page
 
 
 def test_upload_refuses_records_past_the_analysis_limits(site):
@@ -339,7 +365,9 @@ def test_rematch_online_needs_every_seat(server):
     assert _post(server, path, {"secret": room["host"]})[1]["waiting"] == [1]  # asking twice counts once
     status, last = _post(server, path, {"secret": secret})
     assert status == 200 and last["waiting"] == [] and last["url"].startswith(f"/room/{last['room']}#s=")
-    ready = {name: c.until(lambda m: m["type"] == "rematch_ready")["url"] for name, c in (("host", host), ("guest", guest))}
+    ready = {
+        name: c.until(lambda m: m["type"] == "rematch_ready")["url"] for name, c in (("host", host), ("guest", guest))
+    }
     assert ready["guest"] == last["url"] and ready["host"] == f"/room/{last['room']}#h=" + ready["host"].split("#h=")[1]
     assert watcher.until(lambda m: m["type"] == "rematch" and m["room"])["room"] == last["room"]
     assert not any(m["type"] == "rematch_ready" for m in watcher.messages)  # no secrets for spectators

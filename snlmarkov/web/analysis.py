@@ -94,7 +94,13 @@ def check_analysable(record: GameRecord) -> None:
     snlmarkov.errors.LimitError: the record's board has 20000 squares; game pages analyse boards of at most 10000 (snlmarkov.web.analysis.MAX_ANALYSIS_SQUARES)
     """
     checks = (
-        (record.board.size, MAX_ANALYSIS_SQUARES, "the record's board has {} squares", "boards", "MAX_ANALYSIS_SQUARES"),
+        (
+            record.board.size,
+            MAX_ANALYSIS_SQUARES,
+            "the record's board has {} squares",
+            "boards",
+            "MAX_ANALYSIS_SQUARES",
+        ),
         (record.rules.faces, MAX_ANALYSIS_FACES, "the record's die has {} faces", "dice", "MAX_ANALYSIS_FACES"),
         (len(record.turns()), MAX_ANALYSIS_TURNS, "the record holds {} turns", "games", "MAX_ANALYSIS_TURNS"),
     )
@@ -206,7 +212,12 @@ def _verification(record: GameRecord) -> dict[str, Any]:
         return {"passed": False, "checked": 0, "failures": [str(exc)], "log_probability": None}
     checked = sum(not t.skipped for t in report.turns)
     logp = report.log_probability if math.isfinite(report.log_probability) else None
-    return {"passed": report.passed, "checked": checked, "failures": list(report.failures[:20]), "log_probability": logp}
+    return {
+        "passed": report.passed,
+        "checked": checked,
+        "failures": list(report.failures[:20]),
+        "log_probability": logp,
+    }
 
 
 def _board_data(board: Board) -> dict[str, Any]:

@@ -14,8 +14,8 @@ Routes
 Examples
 --------
 >>> app = create_app(ai_delay=0.0)
->>> sorted(r.path for r in app.routes)[:3]
-['/', '/api/config', '/api/rooms']
+>>> sorted(r.path for r in app.routes)[:2]
+['/', '/api/config']
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ from .rooms import RoomManager
 
 __all__ = ["game_routes", "MAX_UPLOAD_BYTES", "ANALYSES_KEPT"]
 
-#: largest record file the upload page takes (and never more than ``limits.MAX_RECORD_BYTES``)
+#: largest record file the upload page takes (and never more than ``limits.MAX_RECORD_BYTES``);
+#: ``static/game.html`` says the same in ``data-max-bytes``
 MAX_UPLOAD_BYTES = 2 * 2**20
 #: analyses kept in memory
 ANALYSES_KEPT = 64

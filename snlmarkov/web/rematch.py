@@ -50,9 +50,9 @@ async def _open(manager: RoomManager, room: Room) -> Room:
     first = room.seats[0]
     new = manager.create(
         room.kind,
-        [{"name": first.name, "colour": first.colour, "ai": first.ai}] if room.kind == "online" else [
-            {"name": s.name, "colour": s.colour, "ai": s.ai} for s in room.seats
-        ],
+        [{"name": first.name, "colour": first.colour, "ai": first.ai}]
+        if room.kind == "online"
+        else [{"name": s.name, "colour": s.colour, "ai": s.ai} for s in room.seats],
         board=room.board_name,
         rules=room.rules.to_dict(),
         mode=room.mode,

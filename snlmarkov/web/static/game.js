@@ -27,6 +27,8 @@
   }
 
   async function fromFile(file) {
+    const cap = Number($("upload").dataset.maxBytes);
+    if (file.size > cap) throw new Error(`the file holds ${file.size} bytes, over the limit of ${cap}`);
     const text = await file.text();
     const r = await fetch("/api/games/analysis", { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
     let data;
@@ -237,7 +239,7 @@
       } catch (err) {
         $("upload-status").textContent = "";
         $("analysis").hidden = true;
-        fail("upload-error", err);
+        fail("upload-error", new Error(`${file.name} was refused: ${err.message}`));
       }
     });
     document.body.dataset.ready = "1";
