@@ -84,7 +84,7 @@ def _error(exc: ProtocolError) -> dict[str, Any]:
     return {"type": "error", "code": exc.code, "message": str(exc)}
 
 
-def create_app(
+def create_app(  # noqa: C901, PLR0915
     *,
     store: Any = None,
     boards: Mapping[str, Board] | None = None,

@@ -114,7 +114,7 @@ def rules_from_data(data: Any, board: Board) -> Rules:
         rules.check_board(board)
     except (SnlError, TypeError) as exc:
         raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
-    if rules.faces > MAX_FACES:
+    if len(rules.die.values) > MAX_FACES:
         raise ProtocolError(f"faces must be at most {MAX_FACES}", "bad_rules")
     return rules
 
@@ -253,7 +253,7 @@ class Room:
         if self.status != "lobby":
             raise ProtocolError(f"{what}: the game has already started", "not_in_lobby")
 
-    async def handle(self, conn: Connection, msg: Message) -> None:
+    async def handle(self, conn: Connection, msg: Message) -> None:  # noqa: C901
         """Apply one checked message from ``conn``; ProtocolError refuses it (nothing changed)."""
         kind, f = msg.type, msg.fields
         self.idle_since = time.monotonic()
@@ -544,7 +544,7 @@ class RoomManager:
         self._made += 1
         return [self._seed, self._made]
 
-    def create(
+    def create(  # noqa: C901
         self,
         kind: Any,
         seats: Any,
@@ -601,7 +601,9 @@ class RoomManager:
             return 0  # nothing to store: no game, or not a single turn played
         record = room.game.record()
         try:
-            game_id = await asyncio.to_thread(self.store.add, record, room=room.id, status=status)
+            game_id = await asyncio.to_thread(
+                self.store.add, record, room=room.id, status=status, online=room.kind == "online"
+            )
         except Exception:
             log.exception("room %s: could not store the game", room.id)
             return 0
