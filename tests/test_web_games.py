@@ -28,7 +28,7 @@ from snlmarkov.web import games as games_module  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
 from snlmarkov.web.archive import PAGE_SIZE  # noqa: E402
 from snlmarkov.web.games import MAX_UPLOAD_BYTES  # noqa: E402
-from snlmarkov.web.store import GameStore  # noqa: E402
+from snlmarkov.web.store import GameStore, load_key  # noqa: E402
 
 JUNGLE = Board.builtin()
 TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
@@ -93,7 +93,8 @@ def site(tmp_path_factory):
     games = _games()
     ids = [store.add(r, room=f"r{i}", status=s) for i, (r, s) in enumerate(games)]
     with serving(store=store, ai_delay=0.0) as client:
-        client.records = {i: r for i, (r, _) in zip(ids, games)}
+        client.records = {i: store.record(i) for i in ids}  # as stored: signed with the store's key
+        client.key = load_key(store.path)
         yield client
     store.close()
 
@@ -170,7 +171,7 @@ def test_archive_pages(tmp_path):
         assert client.get("/api/games/1/analysis").status_code == 404
 
 
-def _check_analysis(data: dict, record: GameRecord) -> None:
+def _check_analysis(data: dict, record: GameRecord, key: bytes | None) -> None:
     """Every figure of an analysis against the library called here."""
     states = record.states()
     assert [s["positions"] for s in data["states"]] == [list(s.positions) for s in states]
@@ -198,10 +199,11 @@ def _check_analysis(data: dict, record: GameRecord) -> None:
         )
         assert luck["own"] == pytest.approx(own, abs=1e-12)
         assert luck["own"] + luck["others"] == pytest.approx(figure[-1, seat] - figure[0, seat], abs=1e-12)
-    report = verify_game(record)
-    assert data["verification"]["passed"] is report.passed
+    report = verify_game(record, key=key)
+    assert data["verification"]["passed"] is report.passed and data["verification"]["verdict"] == report.rules_verdict
     assert data["verification"]["log_probability"] == pytest.approx(report.log_probability)
-    assert data["signature"]["status"] == "not signed"
+    assert data["verification"]["signature"] == report.signature
+    assert key is None or key.hex() not in json.dumps(data)
 
 
 @pytest.mark.parametrize("game_id", [1, 2, 3, 4])
@@ -210,7 +212,9 @@ def test_analysis_equals_the_library(site, game_id):
     record = site.records[game_id]
     assert data["id"] == game_id and data["stored"] and data["mode"] == record.mode
     assert data["winner"] == (record.winner if record.has_winner else -1) and data["over"] is record.is_over
-    _check_analysis(data, record)
+    _check_analysis(data, record, site.key)
+    assert data["verification"]["signature"] == "signed by this server"
+    assert data["verification"]["verdict"] == ("follows the rules" if record.is_over else "unfinished")
 
 
 def test_story_of_a_swing(site):
@@ -241,7 +245,15 @@ def test_upload_shows_the_same_analysis_without_storing(site):
     assert r.status_code == 200
     data = r.json()
     assert data["stored"] is False and data["id"] == 0
-    _check_analysis(data, record)
+    _check_analysis(data, record, site.key)
+    assert data["verification"]["signature"] == "signed by this server"  # this server's own record, sent back
+    forged = dataclasses.replace(record, seats=tuple(dataclasses.replace(s, name="Zed") for s in record.seats))
+    data = site.post("/api/games/analysis", content=forged.to_json().encode()).json()
+    assert data["verification"]["signature"] == "signature does not match" and data["verification"]["passed"]
+    plain = Game(JUNGLE, Rules(), players=["Ann", "Bob"], rng=4).play()
+    assert site.post("/api/games/analysis", content=plain.to_json().encode()).json()["verification"]["signature"] == (
+        "not signed"
+    )
     assert site.get("/api/games").json()["total"] == 4
 
 
@@ -285,7 +297,7 @@ def test_upload_refuses_records_past_the_analysis_limits(site):
     big = game.record()
     r = site.post("/api/games/analysis", content=big.to_json().encode())
     assert r.status_code == 413 and "MAX_ANALYSIS_SQUARES" in r.json()["message"]
-    with pytest.raises(LimitError, match="faces"):
+    with pytest.raises(LimitError, match="die moves up to 101"):
         analysis_module.check_analysable(Game(TINY, Rules(faces=101), players=1, dice=[5]).record())
 
 

@@ -224,7 +224,8 @@ def test_game_page(site, open_browser, width, game_id):
     first = odds.swings(record, top=1)[0]
     wait(lambda: body(d, "turn") == str(first.turn + 1), 10, "the swing's turn")
     assert len(all_css(d, "#luck tr[data-seat]")) == len(record.seats)
-    assert "verified" in by_id(d, "verdict").text and by_id(d, "signature").text == "not signed"
+    assert by_id(d, "verdict").text == "✔ follows the rules"
+    assert by_id(d, "signature").text == "✔ signed by this server"
     assert by_id(d, "download").get_attribute("href").endswith(f"/api/games/{game_id}/record")
     assert overlaps(d) == []
     full_shot(d, f"pages-game{game_id}-{width}.png")

@@ -5,7 +5,8 @@ data computed with the library: the states after every turn
 (:meth:`GameRecord.states`), what happened in each turn, each seat's exact
 chances over the whole game (:meth:`snlmarkov.Odds.timeline`), the big swings
 (:meth:`snlmarkov.Odds.swings`), each player's luck, and the verdict of
-:func:`snlmarkov.verify_game`.
+:func:`snlmarkov.verify_game` (with the server's signing key, when it has one:
+the signature verdict too).
 
 A player's *luck* is the change of their own figure (chance of winning in
 classic, expected place under last one standing) over the turns they rolled,
@@ -26,8 +27,8 @@ Examples
 ('exact', True)
 >>> data["swings"][0]["story"]
 'the 99 snake on turn 27 cost Ann 29 points (63% -> 34%)'
->>> data["verification"]["passed"]
-True
+>>> data["verification"]["verdict"], data["verification"]["signature"]
+('follows the rules', 'not signed')
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ from ..rules import PRESETS, Rules
 __all__ = [
     "analyse",
     "check_analysable",
-    "signature_status",
     "rules_name",
     "MAX_ANALYSIS_SQUARES",
     "MAX_ANALYSIS_TURNS",
@@ -63,7 +63,7 @@ __all__ = [
 MAX_ANALYSIS_SQUARES = 10_000
 #: most turns a game page analyses (one odds query per state)
 MAX_ANALYSIS_TURNS = 20_000
-#: largest die a game page analyses
+#: largest move of the die a game page analyses (a fair die's faces)
 MAX_ANALYSIS_FACES = 100
 #: swings marked on the graph
 SWINGS = 3
@@ -80,8 +80,8 @@ def check_analysable(record: GameRecord) -> None:
     Raises
     ------
     LimitError
-        For a board over :data:`MAX_ANALYSIS_SQUARES` squares, a die over
-        :data:`MAX_ANALYSIS_FACES` faces, more than
+        For a board over :data:`MAX_ANALYSIS_SQUARES` squares, a die that
+        moves more than :data:`MAX_ANALYSIS_FACES` squares, more than
         :data:`MAX_ANALYSIS_TURNS` turns or more than
         :data:`snlmarkov.limits.MAX_PLAYERS` seats.
 
@@ -98,16 +98,22 @@ def check_analysable(record: GameRecord) -> None:
             record.board.size,
             MAX_ANALYSIS_SQUARES,
             "the record's board has {} squares",
-            "boards",
+            "boards of",
             "MAX_ANALYSIS_SQUARES",
         ),
-        (record.rules.faces, MAX_ANALYSIS_FACES, "the record's die has {} faces", "dice", "MAX_ANALYSIS_FACES"),
-        (len(record.turns()), MAX_ANALYSIS_TURNS, "the record holds {} turns", "games", "MAX_ANALYSIS_TURNS"),
+        (
+            record.rules.die.top,
+            MAX_ANALYSIS_FACES,
+            "the record's die moves up to {} squares",
+            "dice moving",
+            "MAX_ANALYSIS_FACES",
+        ),
+        (len(record.turns()), MAX_ANALYSIS_TURNS, "the record holds {} turns", "games of", "MAX_ANALYSIS_TURNS"),
     )
     for value, cap, what, kind, name in checks:
         if value > cap:
             raise LimitError(
-                f"{what.format(value)}; game pages analyse {kind} of at most {cap} (snlmarkov.web.analysis.{name})"
+                f"{what.format(value)}; game pages analyse {kind} at most {cap} (snlmarkov.web.analysis.{name})"
             )
     if len(record.seats) > MAX_PLAYERS:
         raise LimitError(
@@ -125,21 +131,6 @@ def rules_name(rules: Rules) -> str:
     ('family', 'custom')
     """
     return next((name for name in PRESETS if Rules.preset(name) == rules), "custom")
-
-
-def signature_status(record: GameRecord, text: str | None = None) -> dict[str, Any]:
-    """Whether the record is signed, and whether the signature holds: the hook for signed records.
-
-    Records carry no signature yet, so every record is ``"not signed"``;
-    once records can be signed this is the one place that checks them.
-
-    Examples
-    --------
-    >>> from snlmarkov import Game
-    >>> signature_status(Game(players=2, rng=1).play())["status"]
-    'not signed'
-    """
-    return {"status": "not signed", "detail": "records are not signed by this server"}
 
 
 def _solved_odds(record: GameRecord) -> Odds | str:
@@ -205,18 +196,30 @@ def _odds_data(record: GameRecord) -> tuple[dict[str, Any], list[dict[str, Any]]
     return data, stories, luck
 
 
-def _verification(record: GameRecord) -> dict[str, Any]:
+def _verification(record: GameRecord, key: bytes | None) -> dict[str, Any]:
+    """verify_game's verdict on the rules and on the signature (``key``: the server's)."""
     try:
-        report = verify_game(record)
+        report = verify_game(record, key=key)
     except GameError as exc:
-        return {"passed": False, "checked": 0, "failures": [str(exc)], "log_probability": None}
+        return {
+            "passed": False,
+            "verdict": "nothing to verify",
+            "checked": 0,
+            "failures": [str(exc)],
+            "log_probability": None,
+            "signature": "not checked",
+        }
     checked = sum(not t.skipped for t in report.turns)
     logp = report.log_probability if math.isfinite(report.log_probability) else None
     return {
         "passed": report.passed,
+        "whole_game": report.whole_game,
+        "verdict": report.rules_verdict,
         "checked": checked,
         "failures": list(report.failures[:20]),
         "log_probability": logp,
+        "signature": report.signature,
+        "signed": report.signed,
     }
 
 
@@ -249,14 +252,15 @@ def _turns_data(record: GameRecord) -> list[dict[str, Any]]:
     ]
 
 
-def analyse(record: GameRecord, *, text: str | None = None, progress: Callable[[], None] | None = None) -> dict:
+def analyse(record: GameRecord, *, key: bytes | None = None, progress: Callable[[], None] | None = None) -> dict:
     """Everything a game page shows about ``record``, as plain data.
 
     Parameters
     ----------
     record : GameRecord
-    text : str, optional
-        The record's JSON as it was stored or uploaded (for the signature check).
+    key : bytes, optional
+        The server's signing key (:func:`snlmarkov.web.store.load_key`):
+        whether this server signed the record. Never part of the answer.
     progress : callable, optional
         Called once the lock is held (tests).
 
@@ -269,7 +273,8 @@ def analyse(record: GameRecord, *, text: str | None = None, progress: Callable[[
         of every :meth:`GameRecord.states`), ``turns`` (each turn's seat,
         squares, rolls and event texts), ``odds`` (``method`` ``"exact"`` with
         ``win`` and ``expected_place`` per state, or ``"none"`` with a
-        ``reason``), ``swings``, ``luck``, ``verification`` and ``signature``.
+        ``reason``), ``swings``, ``luck`` and ``verification`` (:func:`~snlmarkov.verify_game`'s
+        ``verdict`` on the rules and its ``signature`` verdict).
 
     Raises
     ------
@@ -283,7 +288,7 @@ def analyse(record: GameRecord, *, text: str | None = None, progress: Callable[[
         if progress is not None:
             progress()
         odds, swings, luck = _odds_data(record)
-        verification = _verification(record)
+        verification = _verification(record, key)
     return {
         "board": _board_data(record.board),
         "rules": record.rules.to_dict(),
@@ -302,5 +307,4 @@ def analyse(record: GameRecord, *, text: str | None = None, progress: Callable[[
         "swings": swings,
         "luck": luck,
         "verification": verification,
-        "signature": signature_status(record, text),
     }

@@ -42,6 +42,7 @@ from .archive import check_filters, list_games
 from .protocol import ProtocolError
 from .rematch import rematch
 from .rooms import RoomManager
+from .store import load_key
 
 __all__ = ["game_routes", "MAX_UPLOAD_BYTES", "ANALYSES_KEPT"]
 
@@ -72,69 +73,75 @@ async def _body(request: Request, cap: int) -> bytes:
     return body
 
 
-def game_routes(manager: RoomManager) -> list[Route]:
-    """The game pages' routes, reading ``manager.store`` (a GameStore or None)."""
-    kept: OrderedDict[Any, dict] = OrderedDict()
+class _GamePages:
+    """The handlers of the game pages, over one room manager (its store may be None)."""
 
-    async def analysis_of(key: Any, record: GameRecord, text: str) -> dict:
-        found = kept.get(key)
+    def __init__(self, manager: RoomManager) -> None:
+        self.manager = manager
+        self.kept: OrderedDict[Any, dict] = OrderedDict()
+
+    def _signing_key(self) -> bytes | None:
+        """The key the store signs with (read, never made here), or None without a store."""
+        store = self.manager.store
+        return None if store is None else load_key(store.path)
+
+    async def _analysis(self, key: Any, record: GameRecord) -> dict:
+        found = self.kept.get(key)
         if found is None:
-            found = await asyncio.to_thread(analyse, record, text=text)
-            kept[key] = found
-            while len(kept) > ANALYSES_KEPT:
-                kept.popitem(last=False)
-        kept.move_to_end(key)
+            found = await asyncio.to_thread(lambda: analyse(record, key=self._signing_key()))
+            self.kept[key] = found
+            while len(self.kept) > ANALYSES_KEPT:
+                self.kept.popitem(last=False)
+        self.kept.move_to_end(key)
         return found
 
-    def stored_text(game_id: int) -> str:
-        store = manager.store
+    def _stored_text(self, game_id: int) -> str:
+        store = self.manager.store
         if store is None:
             raise KeyError(game_id)
         return store.record(game_id).to_json()
 
-    async def page(request: Request) -> Response:
-        name = "games.html" if request.url.path.rstrip("/") == "/games" else "game.html"
-        return FileResponse(_STATIC / name)
-
-    async def games(request: Request) -> Response:
-        if manager.store is None:
-            return JSONResponse({"games": [], "total": 0, "page": 1, "pages": 1, "stored": False})
-        try:
-            filters = check_filters(dict(request.query_params))
-            found = await asyncio.to_thread(list_games, manager.store.path, filters)
-        except SnlError as exc:
-            return _error("bad_filter", str(exc), 400)
-        return JSONResponse({**found, "stored": True})
-
-    async def one(request: Request) -> tuple[int, GameRecord | None, str]:
+    async def _one(self, request: Request) -> tuple[int, GameRecord | None, str]:
         game_id = request.path_params["game"]
         try:
-            text = await asyncio.to_thread(stored_text, game_id)
+            text = await asyncio.to_thread(self._stored_text, game_id)
         except (KeyError, SnlError):
             return game_id, None, ""
         return game_id, GameRecord.from_json(text), text
 
-    async def game_analysis(request: Request) -> Response:
-        game_id, record, text = await one(request)
+    async def page(self, request: Request) -> Response:
+        name = "games.html" if request.url.path.rstrip("/") == "/games" else "game.html"
+        return FileResponse(_STATIC / name)
+
+    async def games(self, request: Request) -> Response:
+        store = self.manager.store
+        if store is None:
+            return JSONResponse({"games": [], "total": 0, "page": 1, "pages": 1, "stored": False})
+        try:
+            filters = check_filters(dict(request.query_params))
+            found = await asyncio.to_thread(list_games, store.path, filters)
+        except SnlError as exc:
+            return _error("bad_filter", str(exc), 400)
+        return JSONResponse({**found, "stored": True})
+
+    async def game_analysis(self, request: Request) -> Response:
+        game_id, record, _ = await self._one(request)
         if record is None:
             return _error("no_game", f"no stored game with id {game_id}", 404)
         try:
-            data = await analysis_of(("id", game_id), record, text)
+            data = await self._analysis(("id", game_id), record)
         except SnlError as exc:
             return _error("too_big" if isinstance(exc, LimitError) else "bad_record", str(exc), 422)
         return JSONResponse({"id": game_id, "stored": True, **data})
 
-    async def game_record(request: Request) -> Response:
-        game_id, record, text = await one(request)
+    async def game_record(self, request: Request) -> Response:
+        game_id, record, text = await self._one(request)
         if record is None:
             return _error("no_game", f"no stored game with id {game_id}", 404)
-        return Response(
-            text,
-            media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="snl-game-{game_id}.json"'},
-        )
+        disposition = f'attachment; filename="snl-game-{game_id}.json"'
+        return Response(text, media_type="application/json", headers={"Content-Disposition": disposition})
 
-    async def upload(request: Request) -> Response:
+    async def upload(self, request: Request) -> Response:
         cap = min(MAX_UPLOAD_BYTES, limit("record_bytes"))
         try:
             raw = await _body(request, cap)
@@ -143,19 +150,19 @@ def game_routes(manager: RoomManager) -> list[Route]:
             except UnicodeDecodeError:
                 raise SnlError("a game record must be UTF-8 JSON text") from None
             record = GameRecord.from_json(text)
-            data = await analysis_of(("upload", hashlib.sha256(raw).hexdigest()), record, text)
+            data = await self._analysis(("upload", hashlib.sha256(raw).hexdigest()), record)
         except LimitError as exc:
             return _error("too_big", str(exc), 413)
         except SnlError as exc:
             return _error("bad_record", str(exc), 400)
         return JSONResponse({"id": 0, "stored": False, **data})
 
-    async def ask_rematch(request: Request) -> Response:
+    async def ask_rematch(self, request: Request) -> Response:
         try:
             data = json.loads(await _body(request, _REMATCH_BODY) or b"null")
             if not isinstance(data, dict) or set(data) != {"secret"}:
                 raise ProtocolError("a rematch request is {secret}", "bad_message")
-            answer = await rematch(manager, request.path_params["room"], data["secret"])
+            answer = await rematch(self.manager, request.path_params["room"], data["secret"])
         except ProtocolError as exc:
             status = {"no_room": 404, "bad_secret": 403, "not_over": 409, "server_full": 503}.get(exc.code, 400)
             return _error(exc.code, str(exc), status)
@@ -163,13 +170,17 @@ def game_routes(manager: RoomManager) -> list[Route]:
             return _error("bad_message", str(exc), 400)
         return JSONResponse(answer)
 
+
+def game_routes(manager: RoomManager) -> list[Route]:
+    """The game pages' routes, reading ``manager.store`` (a GameStore or None)."""
+    pages = _GamePages(manager)
     return [
-        Route("/games", page),
-        Route("/games/upload", page),
-        Route("/games/{game:int}", page),
-        Route("/api/games", games),
-        Route("/api/games/analysis", upload, methods=["POST"]),
-        Route("/api/games/{game:int}/analysis", game_analysis),
-        Route("/api/games/{game:int}/record", game_record),
-        Route("/api/rooms/{room}/rematch", ask_rematch, methods=["POST"]),
+        Route("/games", pages.page),
+        Route("/games/upload", pages.page),
+        Route("/games/{game:int}", pages.page),
+        Route("/api/games", pages.games),
+        Route("/api/games/analysis", pages.upload, methods=["POST"]),
+        Route("/api/games/{game:int}/analysis", pages.game_analysis),
+        Route("/api/games/{game:int}/record", pages.game_record),
+        Route("/api/rooms/{room}/rematch", pages.ask_rematch, methods=["POST"]),
     ]

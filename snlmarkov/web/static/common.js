@@ -88,12 +88,15 @@ const SNL = {
 
   // the rules in words: [[label, value], ...] for every field (the pages' own labels)
   rulesSummary(fields, rules) {
+    const named = new Set(fields.map((f) => f.name));
+    const die = named.has("faces") || named.has("die") ? [] :  // the die, when the form has no field for it
+      [["Die", rules.die ? String(rules.die) : `${rules.faces || 6} faces`]];
     return fields.map((f) => {
       const [label, names] = SNL.RULE_LABELS[f.name] || [f.name.replace(/_/g, " ")];
       const v = f.name in rules ? rules[f.name] : f.default;
       const text = f.kind === "bool" ? (v ? "yes" : "no") : v == null ? "no limit" : (names && names[v]) || String(v);
       return [label, text];
-    });
+    }).concat(die);
   },
 
   // a short token label for every seat, all different: initials ("Robot 1" -> "R1", "Ann" -> "A"),

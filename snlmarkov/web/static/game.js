@@ -54,17 +54,22 @@
     $("gp-winner").textContent = winner ? `${winner} wins` : A.over ? "Game over" : "Not finished";
     $("gp-facts").textContent = `${A.seats.map((s) => s.name).join(", ")} · ${MODES[A.mode] || A.mode} · ` +
       `${A.rules_name} rules · ${A.board.name} (${A.board.size} squares) · ${n} turns` + (A.stored ? "" : " · not stored");
-    const v = A.verification;
-    $("verdict").textContent = v.passed ? "✔ verified" : "✘ verification failed";
+    const v = A.verification, signed = v.signature === "signed by this server";
+    const sigBad = v.signature === "signature does not match";
+    $("verdict").textContent = !v.passed ? "✘ breaks the rules" : v.whole_game ? "✔ follows the rules" : "✔ follows the rules (unfinished)";
     $("verdict").className = `verdict ${v.passed ? "good" : "bad"}`;
-    $("signature").textContent = A.signature.status === "valid" ? "✔ signed" : A.signature.status;
-    $("signature").className = `verdict ${A.signature.status === "valid" ? "good" : A.signature.status === "not signed" ? "" : "bad"}`;
+    $("signature").textContent = signed ? "✔ signed by this server" : sigBad ? "✘ signature does not match" : v.signature;
+    $("signature").className = `verdict ${signed ? "good" : sigBad ? "bad" : ""}`;
     $("verify-text").textContent = v.passed
       ? `Every one of the ${v.checked} rolled turns was replayed through the exact model's roll mechanics and holds` +
-        (v.log_probability != null ? ` (log-probability of the game ${v.log_probability.toFixed(2)}).` : ".")
-      : "The record does not hold under its own rules:";
+        (v.log_probability != null ? ` (log-probability of the game ${v.log_probability.toFixed(2)})` : "") +
+        (v.whole_game ? "." : "; the record stops before the game is over.")
+      : `The record breaks its own rules (${v.verdict}):`;
     $("verify-failures").replaceChildren(...v.failures.map((f) => h("li", {}, f)));
-    $("signature-text").textContent = `Signature: ${A.signature.status} (${A.signature.detail}).`;
+    $("signature-text").textContent = signed
+      ? "Signature: this server signed this very record when it stored it (HMAC-SHA256 with its own key)."
+      : sigBad ? "Signature: the record carries a signature, but not this server's signature of this record: it was changed, or signed elsewhere."
+      : `Signature: ${v.signature}.`;
     $("download").href = recordUrl;
     $("download").setAttribute("download", fileName);
     $("gp-rules").replaceChildren(...[["Mode", MODES[A.mode] || A.mode], ["Board", `${A.board.name} (${A.board.size} squares)`],
