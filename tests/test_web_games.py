@@ -51,6 +51,7 @@ class _Site:
 
     def _call(self, path: str, data: bytes | None) -> _Response:
         req = urllib.request.Request(self.srv.base + path, data=data, method="GET" if data is None else "POST")
+        req.add_header("Content-Type", "application/json")  # as the pages send it (the server's Guard asks)
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
                 return _Response(r.status, r.read().decode(), {k.lower(): v for k, v in r.headers.items()})
