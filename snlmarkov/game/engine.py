@@ -518,6 +518,8 @@ class Game:
                 events.append(CapReached(seat=seat, turn=turn, sixes=sixes))
             value = self._roll(seat, turn, kern.law(capped), sixes=sixes)
             story = kern.story(position, sixes, start, value)
+            if not story.dealt:  # the draw and the kernel disagree on the die: a bug, never a game
+                raise DiceError(f"a roll of {value} after {sixes} sixes cannot be dealt under these rules")
             events.append(Roll(seat=seat, turn=turn, value=value, capped=capped))
             if story.restart:
                 events.append(Restart(seat=seat, turn=turn, from_square=position))
