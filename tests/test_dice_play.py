@@ -302,7 +302,9 @@ def board_for(rules_name: str) -> Board:
 @pytest.mark.parametrize(("die_name", "rules_name"), CASES, ids=IDS)
 def test_simulated_games_match_the_exact_analysis(die_name, rules_name):
     rules = rules_for(die_name, rules_name)
-    report = crosscheck(board_for(rules_name), rules, 40_000, rng=[18, len(IDS), IDS.index(f"{die_name}-{rules_name}")], alpha=ALPHA)
+    report = crosscheck(
+        board_for(rules_name), rules, 40_000, rng=[18, len(IDS), IDS.index(f"{die_name}-{rules_name}")], alpha=ALPHA
+    )
     assert report.passed, report.summary()
 
 

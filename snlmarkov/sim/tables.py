@@ -363,6 +363,7 @@ def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, a
     n_rolls = np.zeros(n, dtype=np.uint8)
     land = np.full((rolls * per_roll, n), none, dtype=np.int16 if none < 2**15 else np.int32)
 
+    radix: np.ndarray | int
     for j in range(rolls):
         if redeal:
             capped_now = is_capped(rules, sixes)
