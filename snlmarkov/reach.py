@@ -36,8 +36,8 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     to square 0. Without ``jump_after_bounce`` a bounce square keeps the
     token; chained jumps are followed by ``board.destination()``.
 
-    Cost: a sparse graph of ``size * len(rules.die.values)`` edges and two breadth-first
-    searches (about 1 s and 1 GB at 10^7 squares).
+    Cost: a sparse graph of ``size * values`` edges and two breadth-first
+    searches, linear in the board.
 
     Raises
     ------
@@ -51,11 +51,12 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     ...
     snlmarkov.errors.UnwinnableBoardError: the finish 9 cannot be reached from square 3, which a token can reach from 0 (stuck squares: 3, 4, 5, 6)
     """
-    n, values = board.size, np.array(rules.die.values, dtype=np.int64)
+    n = board.size
+    values = np.array(rules.die.values, dtype=np.int64)
     f = values.size
     dest = board.destination()
     sq = np.arange(n, dtype=np.int64)
-    t = sq[:, None] + values  # the die's values, its top last (a 0 keeps the token: a loop)
+    t = sq[:, None] + values
     over = t > n
     if rules.finish == "bounce":
         t = np.where(over, 2 * n - t, t)
@@ -64,7 +65,7 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     else:
         t = np.where(over, sq[:, None], t)
     stays = over & (rules.finish == "stay" or (rules.finish == "bounce" and not rules.jump_after_bounce))
-    stays |= values == 0  # a move of 0 lands nowhere: no jump acts
+    stays |= values == 0  # a move of 0 keeps the token where it is, no jump
     t = np.where(stays, t, dest[np.clip(t, 0, n)])  # no jump after a stay, nor after a bounce without it
     src = np.repeat(sq, f)
     tgt = t.ravel()

@@ -32,7 +32,7 @@ from ..board import Board
 from ..dice import Die
 from ..errors import DiceError, GameError, LimitError
 from ..limits import MAX_RECORD_BOARD_SIZE, check_rng
-from ..playkernel import describe_values, draw, kernel
+from ..playkernel import RollStory, describe_values, draw, kernel
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -521,22 +521,7 @@ class Game:
             if not story.dealt:  # the draw and the kernel disagree on the die: a bug, never a game
                 raise DiceError(f"a roll of {value} after {sixes} sixes cannot be dealt under these rules")
             events.append(Roll(seat=seat, turn=turn, value=value, capped=capped))
-            if story.restart:
-                events.append(Restart(seat=seat, turn=turn, from_square=position))
-            elif story.forfeit:
-                events.append(Forfeit(seat=seat, turn=turn, back_to=story.square))
-            elif story.enter:
-                events.append(Enter(seat=seat, turn=turn))
-            elif story.failed_enter:
-                events.append(FailedEnter(seat=seat, turn=turn))
-            elif story.overshoot:
-                events.append(Overshoot(seat=seat, turn=turn, square=position, value=value))
-            elif story.moved:
-                if story.bounce:
-                    events.append(Bounce(seat=seat, turn=turn, target=story.target))
-                events.append(Move(seat=seat, turn=turn, start=position, end=story.target))
-                for a, b in story.jumps:  # one jump, or every jump of a chain
-                    events.append((Ladder if b > a else Snake)(seat=seat, turn=turn, start=a, end=b))
+            events.extend(_roll_events(seat, turn, story))
             position, sixes = story.square, story.sixes
             if not story.more:
                 return position
@@ -586,3 +571,26 @@ class Game:
         if nxt <= seat:
             self._round += 1
         self._current = nxt
+
+
+def _roll_events(seat: int, turn: int, story: RollStory) -> list[Event]:
+    """The events a roll's story logs after its :class:`~snlmarkov.game.events.Roll`
+    (none for a roll of 0)."""
+    where = {"seat": seat, "turn": turn}
+    if story.restart:
+        return [Restart(**where, from_square=story.start)]
+    if story.forfeit:
+        return [Forfeit(**where, back_to=story.square)]
+    if story.enter:
+        return [Enter(**where)]
+    if story.failed_enter:
+        return [FailedEnter(**where)]
+    if story.overshoot:
+        return [Overshoot(**where, square=story.start, value=story.value)]
+    if not story.moved:
+        return []
+    out: list[Event] = [Bounce(**where, target=story.target)] if story.bounce else []
+    out.append(Move(**where, start=story.start, end=story.target))
+    for a, b in story.jumps:  # one jump, or every jump of a chain
+        out.append((Ladder if b > a else Snake)(**where, start=a, end=b))
+    return out
