@@ -42,7 +42,7 @@ def test_automatic_game_matches_the_engine(no_terminal, capsys):
     winner = record.seats[record.winner]
     lines = out.splitlines()
     assert lines[0] == "Snakes & Ladders on milton_bradley, rules: app, mode: classic"
-    assert lines[1] == "Seats: 1 Ann (red, automatic), 2 Bob (blue, automatic), 3 Cy (green, automatic)"
+    assert lines[1] == "Seats: [A] Ann (red, automatic), [B] Bob (blue, automatic), [C] Cy (green, automatic)"
     winner_turns = sum(t.seat == record.winner for t in record.turns())
     assert lines[-2] == f"{winner.name} ({winner.colour}) wins after {winner_turns} turns."
     assert lines[-1] == f"Finishing order: 1. {winner.name} ({winner.colour})"
@@ -107,14 +107,14 @@ def test_interactive_seats_press_enter_and_ai_seats_do_not(monkeypatch, capsys):
     ann_turns = sum(t.seat == 0 for t in record.turns())
     assert out.count("Ann (red), press Enter to roll (q to quit): ") == ann_turns
     assert "Bob (blue), press Enter" not in out
-    assert "Seats: 1 Ann (red), 2 Bob (blue, automatic)" in out
+    assert "Seats: [A] Ann (red), [B] Bob (blue, automatic)" in out
 
 
 def test_ai_by_name(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", FakeTerminal("\n" * 2000))
     status, out, _ = run(capsys, "--names", "Ann", "Bob", "Cy", "--ai", "Ann", "Cy", "--seed", "2", "--no-board")
     assert status == 0
-    assert "Seats: 1 Ann (red, automatic), 2 Bob (blue), 3 Cy (green, automatic)" in out
+    assert "Seats: [A] Ann (red, automatic), [B] Bob (blue), [C] Cy (green, automatic)" in out
     assert "Bob (blue), press Enter" in out and "Ann (red), press Enter" not in out
 
 
