@@ -178,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
         f"[{label}] {s.name} ({s.colour}{', automatic' if i in automatic else ''})"
         for i, (s, label) in enumerate(zip(seats, display.labels))
     )
-    odds, why_not = (None, "") if args.no_odds else _odds(board, rules, len(seats), args.mode, screen=screen)
-    display.header([title, seats_line] + ([why_not] if why_not else []))
+    odds, why_not = (None, ()) if args.no_odds else _odds(board, rules, len(seats), args.mode, screen=screen)
+    display.header([title, seats_line], note=why_not)
     chances = _chances(odds, game, args.mode)
     while not game.is_over:
         if game.total_turns >= args.max_turns:
@@ -205,32 +205,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _odds(board: Any, rules: Any, players: int, mode: str, *, screen: bool) -> tuple[Any, str]:
-    """Exact odds for the game, or None and why they are not shown (on the redrawn screen: a word while solving)."""
+def _odds(board: Any, rules: Any, players: int, mode: str, *, screen: bool) -> tuple[Any, tuple[str, ...]]:
+    """Exact odds for the game, or None and why they are not shown (longest form first)."""
     from ..races.odds import Odds
 
     why_not, states = _bump_cost(board, rules, players)
     if why_not:
         return None, why_not
     if screen:
-        solving = f" (the bump rule: a joint chain of {states:,} states)" if states else ""
+        solving = f" (bump rule: {states:,} joint states)" if states else ""
         print(f"Working out the exact odds{solving}...", flush=True)
-    return Odds(board, rules, players=players, mode=mode), ""
+    return Odds(board, rules, players=players, mode=mode), ()
 
 
-def _bump_cost(board: Any, rules: Any, players: int) -> tuple[str, int]:
-    """Why live odds are not solved under ``bump`` (``""`` if they are), and the joint chain's states (0: none)."""
+def _bump_cost(board: Any, rules: Any, players: int) -> tuple[tuple[str, ...], int]:
+    """Why live odds are not solved under ``bump`` (longest form first; none if they are), and the joint states."""
     from ..analysis.single import expected_turns
     from ..races.core import EXACT_JOINT_PLAYERS, joint_chain_states
 
     if not rules.bump or players < 2:
-        return "", 0
+        return (), 0
     if players > EXACT_JOINT_PLAYERS:
         return (
             f"No live odds: with the bump rule exact odds are solved for up to {EXACT_JOINT_PLAYERS} players "
             f"(this game has {players}).",
-            0,
-        )
+            f"No odds: bump rule, over {EXACT_JOINT_PLAYERS} players",
+        ), 0
     states = joint_chain_states(board, rules, players)
     turns = expected_turns(board, rules)
     if states * turns > LIVE_BUMP_WORK:
@@ -238,9 +238,9 @@ def _bump_cost(board: Any, rules: Any, players: int) -> tuple[str, int]:
             f"No live odds: with the bump rule they need the joint chain of {states:,} states, over about "
             f"{turns:.0f} turns a token: too slow to solve for a live game "
             f"(the terminal game solves up to {LIVE_BUMP_WORK:,} state-turns).",
-            states,
-        )
-    return "", states
+            "No odds: bump rule, too slow to solve",
+        ), states
+    return (), states
 
 
 def _chances(odds: Any, game: Any, mode: str) -> Any:

@@ -29,7 +29,7 @@ Examples
 --------
 >>> from snlmarkov import Board
 >>> board = Board(20, {3: 12, 19: 2})
->>> board_layout(board, (12, 0), ["A", "B"], width=40, height=12, focus=1)[0]
+>>> board_layout(board, (12, 0), ["A", "B"], width=40, height=13, focus=1)[0]
 'grid'
 >>> print("\\n".join(board_layout(board, (12, 0), ["A", "B"], width=40, height=8, focus=1)[1]))
 20  19v2   18    17  16
@@ -110,7 +110,7 @@ def board_layout(
     count = (board.size + columns - 1) // columns
     digits = len(str(board.size))
     if board.size <= MAX_DRAWN_SQUARES:
-        if 2 * count + 1 <= height - grid_spare and columns * (digits + 1) + 1 <= width:
+        if 3 * count + 1 <= height - grid_spare and columns * (digits + 1) + 1 <= width:
             here: dict[int, str] = {}
             for seat, p in enumerate(positions):
                 if p:
@@ -136,8 +136,8 @@ def legend(board: Board, width: int) -> str:
     Examples
     --------
     >>> board = Board.builtin()
-    >>> legend(board, 80), legend(board, 40), legend(board, 30), legend(Board(10), 80)
-    ('^38 ladder up to 38, v27 snake down to 27', '^38: ladder to 38, v27: snake to 27', '^38 ladder, v27 snake', '')
+    >>> legend(board, 80), legend(board, 40), legend(board, 30), legend(board, 20), legend(Board(10), 80)
+    ('^38 ladder up to 38, v27 snake down to 27', '^38: ladder to 38, v27: snake to 27', '^38 ladder, v27 snake', '^38 up, v27 down', '')
     """
     ladder = min(board.ladders.items(), default=None)
     snake = max(board.snakes.items(), default=None)
@@ -146,6 +146,7 @@ def legend(board: Board, width: int) -> str:
         ("{} ladder up to {}", "{} snake down to {}"),
         ("{}: ladder to {}", "{}: snake to {}"),
         ("{} ladder", "{} snake"),
+        ("{} up", "{} down"),
     ):
         parts = []
         if ladder is not None:
@@ -224,8 +225,9 @@ class LineDisplay:
         self.board, self.seats, self.draw_board, self.odds = board, seats, draw_board, odds
         self.labels = token_labels([s.name for s in seats])
 
-    def header(self, lines: Sequence[str]) -> None:
-        for line in lines:
+    def header(self, lines: Sequence[str], note: Sequence[str] = ()) -> None:
+        """Print ``lines`` and the longest form of ``note`` (why there are no odds), if any."""
+        for line in [*lines, *note[:1]]:
             print(line)
 
     def _board(self, game: Any) -> None:
@@ -269,12 +271,21 @@ class ScreenDisplay:
         self.title = ""
         self.events: list[str] = []
         self.chances: Any = None
-        self.note = ""
+        self.note: tuple[str, ...] = ()
         self.layout = ""  # the board's layout at the last redraw (one of LAYOUTS)
 
-    def header(self, lines: Sequence[str]) -> None:
+    def header(self, lines: Sequence[str], note: Sequence[str] = ()) -> None:
+        """Keep the title (``lines[0]``) and the forms of ``note``, longest first, for every redraw."""
         self.title = lines[0] if lines else ""
-        self.note = lines[2] if len(lines) > 2 else ""
+        self.note = tuple(note)
+
+    def _note(self, width: int, room: int) -> list[str]:
+        """The longest form of the note that fits in ``room`` lines (at least one line of the shortest)."""
+        for form in self.note:
+            lines = textwrap.wrap(form, width)
+            if len(lines) <= room:
+                return lines
+        return textwrap.wrap(self.note[-1], width)[: max(room, 1)] if self.note else []
 
     @staticmethod
     def size() -> tuple[int, int]:
@@ -346,9 +357,11 @@ class ScreenDisplay:
         width, height = self.size()
         seats = self._seat_lines(game, width)
         below = [legend(self.board, width)] if self.board.jumps else []
-        below += textwrap.wrap(self.note, width)[:3]
         tail = [line for text in closing for line in (textwrap.wrap(text, width) or [""])]
         room = height - 1 - len(below) - len(seats) - 1 - len(tail)  # 1: the prompt's line; 1: the status
+        note = self._note(width, room - 1)  # a line left for the board
+        below += note
+        room -= len(note)
         events = 0 if closing else 1
         focus = game.winner if game.is_over else game.current_seat
         self.layout, board = board_layout(

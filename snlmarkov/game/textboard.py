@@ -104,17 +104,16 @@ def token_labels(names: Sequence[str]) -> tuple[str, ...]:
     words = [[w for w in ws if w] for ws in words]
     initials = [("".join(w[0] for w in ws[:2]) if len(ws) > 1 else (ws[0][0] if ws else "?")).upper() for ws in words]
     out = list(initials)
-    tries = (
-        lambda i: "".join(words[i])[:2] or "?",
-        lambda i: initials[i][0] + str(i + 1),
-        lambda i: str(i + 1),
-    )
+    tries = (lambda i: "".join(words[i])[:2] or "?", lambda i: initials[i][0] + str(i + 1))
     for make in tries:
         clashing = [i for i, label in enumerate(out) if out.count(label) > 1 or label == "?"]
         for i in clashing:
             text = make(i)
             out[i] = text[0].upper() + text[1:]
-    while len(set(out)) < len(out):  # a seat number that is also another seat's initials: numbers with a mark
+    for i, label in enumerate(out):  # one seat at a time, as the browser does
+        if out.count(label) > 1 or label == "?":
+            out[i] = str(i + 1)
+    while len(set(out)) < len(out):  # a seat's number that is also another seat's label: marked
         out = [label if out.count(label) == 1 else f"#{i + 1}" for i, label in enumerate(out)]
     return tuple(out)
 
@@ -209,7 +208,7 @@ def track(board: Board, positions: Sequence[int], labels: Sequence[str], *, widt
         shown.insert(0, prev)
         used += 1 + len(prev)
     line = ("< " if lo > 1 else "") + " ".join(shown) + (" >" if hi < size else "")
-    return line[:width]
+    return line if len(line) <= width else shown[0][:width]  # not even the focus square fits: it, cut short
 
 
 def _standing(positions: Sequence[int]) -> dict[int, list[int]]:
