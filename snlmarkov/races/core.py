@@ -3,7 +3,8 @@
 :func:`race` answers, for ``k`` seats on one board under one rule set, how
 likely each seat is to finish first (and, under last one standing, in each
 place and every finishing order) and how many rounds and turns the game
-lasts, as a frozen :class:`RaceResult`. Seat 0 moves first in every round.
+lasts, from the start or from any state of a game, as a frozen
+:class:`RaceResult`. Seat 0 moves first in every round.
 
 How the figures are obtained (``RaceResult.method``):
 
@@ -18,20 +19,21 @@ How the figures are obtained (``RaceResult.method``):
     (:mod:`snlmarkov.races.bump`).
 ``"Monte Carlo: N games, 95% CI"``
     With ``bump`` and 4 or more players (the joint chain has ``n**k`` states
-    per seat to move, ``10**8`` and more on a standard board): estimates from
-    :func:`snlmarkov.sim.core.simulate`, with standard errors and confidence
-    intervals (:meth:`RaceResult.confidence_interval`). Such a result says
+    per seat to move): estimates from :func:`snlmarkov.sim.core.simulate`,
+    with standard errors and confidence intervals
+    (:meth:`RaceResult.confidence_interval`). Such a result says
     ``exact=False``; it never claims to be exact.
+
+From a state (``state=``) the figures are those left from there, by the
+same code as :class:`~snlmarkov.races.odds.Odds`
+(:mod:`snlmarkov.races.fromstate`).
 
 Large exact joint chains: ``method="auto"`` builds joint chains of up to
 :data:`MAX_EXACT_STATES` states. ``method="exact"`` goes further, up to
 :data:`MAX_EXACT_JOINT_STATES` states and the memory limit of
 :func:`snlmarkov.limits.check_memory` (about :data:`JOINT_BYTES_PER_STATE`
-bytes per square combination, checked before anything is allocated): 4
-players with ``bump`` on the jungle board (82 resting squares, 181 million
-states) take about 2.5 minutes under ``classic`` and 5 under
-``last_one_standing``, 1.2-1.4 GB, on one core; ``progress=True`` shows the
-rounds as they are run.
+bytes per square combination, checked before anything is allocated);
+``progress=True`` shows the rounds as they are run.
 
 In ``classic`` mode only the winner is placed, so ``place_probability`` has
 a single column (place 1, equal to ``win_probability``) and the finishing
@@ -58,9 +60,10 @@ from ..errors import GameError, LimitError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, check_memory, check_rng
 from ..rules import MODES, Rules
 from ..state import GameState
-from .bump import joint_race, resting_squares
+from .bump import joint_race
 from .defaults import DEFAULT_GAMES, METHODS
 from .independent import independent_race
+from .joint import resting_squares
 
 __all__ = [
     "RaceResult",
@@ -409,7 +412,7 @@ def joint_chain_states(board: Board, rules: Rules, players: int) -> int:
 def race(
     board: Board | None = None,
     rules: Rules | None = None,
-    players: int = 2,
+    players: int | None = None,
     mode: str = "classic",
     *,
     method: str = "auto",
@@ -427,8 +430,9 @@ def race(
         Defaults to the jungle board.
     rules : Rules, optional
         Defaults to ``Rules()`` (the ``app`` preset).
-    players : int, default 2
-        Seats, 1 to 6; seat 0 moves first in every round.
+    players : int, optional
+        Seats, 1 to 6; seat 0 moves first in every round. Defaults to the
+        seats of ``state`` when one is given, else 2.
     mode : {"classic", "last_one_standing"}, default "classic"
         ``classic``: the first token home wins and the game ends;
         ``last_one_standing``: finished tokens are skipped and the game goes
@@ -471,7 +475,8 @@ def race(
     Raises
     ------
     GameError
-        For ``players`` outside 1..6 or an unknown ``mode``.
+        For ``players`` outside 1..6, ``players`` other than the seats of
+        ``state``, or an unknown ``mode``.
     SnlError
         For an unknown ``method``, bad ``games`` or ``tail``.
     LimitError
@@ -497,7 +502,16 @@ def race(
     ([0.6764, 0.3236], 22.18)
     """
     board, rules = _board_rules(board, rules)
+    if state is not None and not isinstance(state, GameState):
+        raise GameError(f"state must be a GameState; got {type(state).__name__}")
+    if players is None:
+        players = 2 if state is None else state.players
     k = _players(players)
+    if state is not None and state.players != k:
+        raise GameError(
+            f"the state has {state.players} seats' squares for players={k}; give players={state.players} "
+            "or leave players out"
+        )
     mode = _mode(mode)
     rng = check_rng(rng)
     if method not in METHODS:
@@ -507,14 +521,8 @@ def race(
     tail = _tail(tail)
     rules.check_board(board)
     common: dict[str, Any] = {"board": board, "rules": rules, "players": k, "mode": mode}
-    if state is not None:
-        if not isinstance(state, GameState):
-            raise GameError(f"state must be a GameState; got {type(state).__name__}")
-        if state.players != k:
-            raise GameError(f"state has {state.players} seats' squares for players={k}")
-        state.validate(board, rules, mode)
-        if state != GameState.initial(k):
-            return _race_from(common, state, method, games, rng, tail, progress)
+    if state is not None and state != GameState.initial(k):
+        return _race_from(common, state, method, games, rng, tail, progress)
 
     if method == "monte_carlo":
         return _monte_carlo(common, games, rng, progress)
@@ -557,36 +565,25 @@ def _check_joint_size(states: int, combinations: int, k: int) -> None:
 def _race_from(
     common: dict[str, Any], state: GameState, method: str, games: int, rng: Any, tail: float, progress: bool
 ) -> RaceResult:
-    """:func:`race` from a state other than the start (checked by the caller)."""
-    from .fromstate import finished_figures, first_passage, independent_from, joint_from, play_order
+    """:func:`race` from a state other than the start (the arguments checked by the caller)."""
+    from .fromstate import StateRace
 
-    board, rules, mode = common["board"], common["rules"], common["mode"]
-    if state.is_over(board, mode):
-        return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, mode))
-    if method == "monte_carlo":
+    board, rules, k, mode = common["board"], common["rules"], common["players"], common["mode"]
+    exact = StateRace(board, rules, k, mode, tail=tail, progress=progress)
+    exact.check(state)
+    m = len(state.racing)
+    if not state.is_over(board, mode) and rules.bump and m > 1:  # the joint chain of the seats still racing
+        states = m * resting_squares(exact._model, rules.bump_to).size ** m
+        if method == "monte_carlo" or (method == "auto" and (m > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES)):
+            return _monte_carlo(common, games, rng, progress, start=state)
+        if states > MAX_EXACT_STATES:
+            raise LimitError(
+                f"the joint chain of the {m} seats still racing has {states} states, more than "
+                f"{MAX_EXACT_STATES}; use method='monte_carlo'"
+            )
+    elif method == "monte_carlo" and not state.is_over(board, mode):
         return _monte_carlo(common, games, rng, progress, start=state)
-    model = turn_model(board, rules)
-    order, _ = play_order(state)
-    m = len(order)
-    if not rules.bump or m == 1:
-        origins = (0, rules.bump_to) if rules.bump else (0,)
-        fp = first_passage(model, tail, origins)
-        for seat in order:
-            if not fp.reachable[state.positions[seat]]:
-                raise GameError(f"GameState.positions[{seat}] = {state.positions[seat]}: no token rests on that square")
-        lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
-        figures = independent_from(lengths, state, mode)
-        return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
-    states = m * resting_squares(model, rules.bump_to).size ** m
-    if method == "auto" and (m > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES):
-        return _monte_carlo(common, games, rng, progress, start=state)
-    if states > MAX_EXACT_STATES:
-        raise LimitError(
-            f"the joint chain of the {m} seats still racing has {states} states, more than "
-            f"{MAX_EXACT_STATES}; use method='monte_carlo'"
-        )
-    figures = joint_from(model, rules, state, mode, tail=tail)
-    return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **figures)
+    return exact._result(state, orders=True)
 
 
 def _monte_carlo(common: dict[str, Any], games: int, rng: Any, progress: bool, start: Any = None) -> RaceResult:

@@ -68,7 +68,7 @@ import scipy.sparse.linalg as spla
 
 from ..chain.threads import one_blas_thread
 from ..errors import SnlError
-from .bump import JointMover
+from .joint import JointMover
 from .shifted import shifted_bicgstab
 
 try:  # the sparse product straight into a buffer (``A @ X`` allocates its result: page faults on every turn)
@@ -604,13 +604,13 @@ def build_value_table(
 
     Examples
     --------
-    The example of :func:`~snlmarkov.races.fromstate.joint_from`: seat 1 on
+    The example of :func:`~snlmarkov.races.bump.joint_race` (from a state): seat 1 on
     2 to move, seat 0 on 3; seat 0 wins with probability 5/11. With seat 1
     to move (``values[1]``) the tensor's axes are seat 1's square, then
     seat 0's.
 
     >>> from snlmarkov import Board, Rules, turn_model
-    >>> from snlmarkov.races.bump import JointMover
+    >>> from snlmarkov.races.joint import JointMover
     >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
     >>> table = build_value_table(JointMover.of(turn_model(Board(4), rules), rules), 2, "classic")
     >>> chain, sq = table.chains[2], list(table.mover.squares)
