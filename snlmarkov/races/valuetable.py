@@ -68,18 +68,11 @@ import scipy.sparse.linalg as spla
 
 from ..chain.threads import one_blas_thread
 from ..errors import SnlError
+from .backward import Backward, Turn
 from .joint import JointMover
 from .shifted import shifted_bicgstab
 
-try:  # the sparse product straight into a buffer (``A @ X`` allocates its result: page faults on every turn)
-    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
-except ImportError:  # pragma: no cover - a scipy that moved its private kernels: fall back to ``@``
-    _csr_matvecs = None
-
 __all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL", "TURN_RTOL"]
-
-#: Columns of a value tensor transposed at a time (keeps the copy in cache).
-_BLOCK = 512
 
 #: The series of :func:`_classic_series_values` is taken as settled when every
 #: entry of ``d_t`` is ``rho d_{t-k}`` to this, relative to its largest entry.
@@ -133,143 +126,6 @@ def _orders(m: int) -> list[tuple[int, ...]]:
     return list(itertools.permutations(range(m)))
 
 
-class _Backward:
-    """Backward turns of the joint chain (the adjoint of :meth:`JointMover.move`)."""
-
-    def __init__(self, mover: JointMover) -> None:
-        self.mover = mover
-        self.step_t = sp.csr_matrix(mover.step.T)
-        self.step_t.sort_indices()
-        self.n = mover.n
-        self._buffers: dict[int, np.ndarray] = {}
-
-    def turn(
-        self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Values before one turn of the seat on axis 0, for ``b`` values.
-
-        ``nxt``: ``(b, n**m)`` values after the turn, one row per value, the
-        tensor's axes from the next seat on and the mover last (the layout
-        :meth:`JointMover.move` returns); ``finish``: ``(b, n**(m-1))``
-        values when the mover finishes, axes from the next seat;
-        ``add_moved``: ``(b,)`` paid when the mover does not finish. Returns
-        ``(b, n**m)`` with the mover's axis first (into ``out`` if given).
-        Per value: one transposed copy (in blocks, to stay in cache) and one
-        sparse product, which writes the mover-first layout directly.
-        """
-        n = self.n
-        width = n ** (m - 1)
-        b = nxt.shape[0]
-        if out is None:
-            out = np.empty((b, n * width))
-        w = self._buffer(m)
-        flat = w.reshape(-1)
-        bumped = self.mover.bump and m > 1
-        if bumped:
-            at, source = self._bumped(m)
-        st = self.step_t
-        for c in range(b):
-            src = nxt[c].reshape(width, n)
-            for lo in range(0, width, _BLOCK):
-                w[:n, lo : lo + _BLOCK] = src[lo : lo + _BLOCK].T
-            if add_moved[c]:
-                w[:n] += add_moved[c]
-            w[n] = finish[c]
-            if bumped:
-                flat[at] = flat[source]
-            if _csr_matvecs is None:  # pragma: no cover
-                out[c] = (st @ w).reshape(-1)
-            else:  # straight into the output row (``@`` would allocate a result and copy it)
-                out[c] = 0.0
-                _csr_matvecs(n, n + 1, width, st.indptr, st.indices, st.data, flat, out[c])
-        return out
-
-    def _bumped(self, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """Flat indices into the ``(n + 1, n**(m-1))`` buffer: the bumped entries, and the bump_to entry of each."""
-        key = -m
-        if key not in self._buffers:
-            _, row, col = self.mover._bump_table(m)
-            width = self.n ** (m - 1)
-            self._buffers[key] = np.stack([row * width + col, self.mover.bump_index * width + col])
-        pair = self._buffers[key]
-        return pair[0], pair[1]
-
-    def _buffer(self, m: int) -> np.ndarray:
-        if m not in self._buffers:
-            self._buffers[m] = np.empty((self.n + 1, self.n ** (m - 1)))
-        return self._buffers[m]
-
-
-class _Turn:
-    """``I - T``, ``T`` one backward turn of the ``m``-token classic chain as a linear map of one value tensor.
-
-    Classic play is the same for every seat, and the value tensor is kept
-    with the mover's axis first and the others in playing order, so the
-    values after a turn are the same function of the next state whoever
-    moved: ``(T v)(x) = sum_y P(x, y) v(y)``, ``y`` read with its own mover
-    first (nothing is paid: the finish adds 0). One application: a blocked
-    transpose (the mover's axis comes last in ``y``'s layout), the bump (the
-    value of ``bump_to`` copied onto the squares a moving token would be
-    bumped from), and one sparse product accumulated onto a copy of the
-    input, all in buffers made once.
-    """
-
-    def __init__(self, mover: JointMover, m: int) -> None:
-        n = mover.n
-        self.n, self.width = n, n ** (m - 1)
-        self.q = sp.csr_matrix(mover.step[:n].T)  # (from, to) among the resting squares
-        self.q.sort_indices()
-        self.minus = -self.q.data
-        self.work = np.empty((n, self.width))
-        self.bumped = mover.bump and m > 1
-        if self.bumped:  # flat indices into the work buffer: the bumped entries and the bump_to entry of their column
-            _, row, col = mover._bump_table(m)
-            self.bumped_at = row * self.width + col
-            self.bumped_from = mover.bump_index * self.width + col
-        self.turns = 0
-
-    def _gather(self, src: np.ndarray, acc: np.ndarray | None = None, summed: bool = False) -> tuple[np.ndarray, float]:
-        """The work buffer (``src`` with the mover's axis first, the bump applied) and ``src``'s sum.
-
-        With ``acc``, ``src`` is also added onto it, block by block while
-        each block is in cache.
-        """
-        n, width, w = self.n, self.width, self.work
-        self.turns += 1
-        grid = src.reshape(width, n)
-        total = 0.0
-        for lo in range(0, width, _BLOCK):
-            block = grid[lo : lo + _BLOCK]
-            w[:, lo : lo + _BLOCK] = block.T
-            if acc is not None:
-                acc[lo * n : (lo + block.shape[0]) * n] += block.reshape(-1)
-            if summed:
-                total += float(block.sum())
-        flat = w.reshape(-1)
-        if self.bumped:
-            flat[self.bumped_at] = flat[self.bumped_from]
-        return flat, total
-
-    def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
-        """Write ``(I - T) src`` into ``out`` (flat tensors of ``n**m`` values)."""
-        flat, _ = self._gather(src)
-        if _csr_matvecs is None:  # pragma: no cover
-            np.subtract(src, (self.q @ self.work).reshape(-1), out=out)
-            return
-        np.copyto(out, src)
-        _csr_matvecs(self.n, self.n, self.width, self.q.indptr, self.q.indices, self.minus, flat, out)
-
-    def turn(self, src: np.ndarray, out: np.ndarray, acc: np.ndarray | None = None) -> float:
-        """Write ``T src`` into ``out`` (and add ``src`` onto ``acc``); return ``src``'s sum."""
-        flat, total = self._gather(src, acc, summed=True)
-        if _csr_matvecs is None:  # pragma: no cover
-            out[:] = (self.q @ self.work).reshape(-1)
-            return total
-        out.fill(0.0)
-        _csr_matvecs(self.n, self.n, self.width, self.q.indptr, self.q.indices, self.q.data, flat, out)
-        return total
-
-
 def _classic_series_values(
     mover: JointMover, k: int, max_turns: int = POWER_MAX_TURNS
 ) -> tuple[list[np.ndarray], np.ndarray, int] | None:
@@ -294,20 +150,19 @@ def _classic_series_values(
     residuals of the equations (checked with ``k + 1`` more turns) are above
     the goal of :func:`_classic_turn_values`.
     """
-    apply = _Turn(mover, k)
+    apply = Turn(mover, k)
     size = mover.n**k
     # first the class sums themselves: C_t = sum of d_s, s <= t, s = t mod k, so that
     # C_{t+1} = T C_t + [k divides t + 1]: one tensor in, one out per turn (as the forward race)
-    classes = [np.empty(size) for _ in range(k + 1)]  # C_t, ..., C_{t-k}
-    classes[0].fill(1.0)
+    classes = [np.ones(size)] + [np.empty(0)] * k  # C_t, ..., C_{t-k}
     totals = [float(size)]  # sum of every C_t so far
     t = 0
     rho = prev_rho = 0.0
     while True:
         if t >= max_turns:
             return None
-        cur, nxt = classes[t % (k + 1)], classes[(t + 1) % (k + 1)]
-        totals[t] = apply.turn(cur, nxt)  # nxt = T C_t (the sum of C_t comes with it)
+        nxt, totals[t] = apply.turn(classes[t % (k + 1)])  # nxt = T C_t (the sum of C_t comes with it)
+        classes[(t + 1) % (k + 1)] = nxt
         totals.append(0.0)
         if (t + 1) % k == 0:
             nxt += 1.0
@@ -332,9 +187,9 @@ def _classic_series_values(
     rho = prev_rho = 0.0
     passed = 0
     while t < max_turns:
-        cur = ring[t % (k + 1)]
-        nxt = ring[(t + 1) % (k + 1)]  # overwrites d_{t-k}, no longer needed
-        mass[t % (k + 1)] = apply.turn(cur, nxt, sums[t % k])  # d_{t+1} = T d_t; D_(t mod k) += d_t
+        # d_{t+1} = T d_t (in the place of d_{t-k}, no longer needed); D_(t mod k) += d_t
+        nxt, mass[t % (k + 1)] = apply.turn(ring[t % (k + 1)], sums[t % k])
+        ring[(t + 1) % (k + 1)] = nxt
         t += 1
         if t <= start + k + 1:
             continue
@@ -386,7 +241,7 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
 
     With the mover's axis first, let ``F_r`` be the chance that the seat
     ``r`` places after the mover wins and ``E`` the expected turns left; one
-    turn ``T`` (:class:`_Turn`) gives ``F_r = [r = 0] f + T F_{r-1 mod k}``
+    turn ``T`` (:class:`~snlmarkov.races.backward.Turn`) gives ``F_r = [r = 0] f + T F_{r-1 mod k}``
     (``f`` the chance that the mover finishes now) and ``E = 1 + T E``. The
     discrete Fourier transform over ``r``, ``G_j = sum_r w^(-jr) F_r`` with
     ``w = exp(2 pi i / k)``, decouples the first: ``(I - w^-j T) G_j = f``,
@@ -401,7 +256,7 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
 
     Returns ``(F_0..F_{k-1}, E, turns applied)``.
     """
-    apply = _Turn(mover, k)
+    apply = Turn(mover, k)
     size = mover.n**k
     ones = np.ones(size)
     roots = np.exp(2j * np.pi * np.arange(1, k // 2 + 1) / k)
@@ -446,7 +301,7 @@ def _single_turns(mover: JointMover) -> np.ndarray:
 
 
 def _solve_chain(
-    back: _Backward,
+    back: Backward,
     m: int,
     names: tuple[Any, ...],
     finish_of: Any,
@@ -617,7 +472,7 @@ def build_value_table(
     >>> round(float(chain.values[1][chain.names.index(("win", 0)), sq.index(2) * len(sq) + sq.index(3)]) * 11, 9)
     5.0
     """
-    back = _Backward(mover)
+    back = Backward(mover)
     n = mover.n
     k = int(players)
     chains: dict[int, ChainValues] = {}
