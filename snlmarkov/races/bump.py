@@ -99,6 +99,7 @@ MAX_GEOMETRIC_ROUNDS = 10_000_000
 #: Rounds between checks that the probability still in play keeps falling.
 STALL_WINDOW = 2000
 
+
 class _Stall:
     """Refuse a chain whose probability in play stops falling (a trap)."""
 
@@ -118,8 +119,6 @@ class _Stall:
                     f"for {STALL_WINDOW} rounds"
                 )
             self.last = alive
-
-
 
 
 def joint_race(
@@ -198,6 +197,7 @@ def joint_race(
             return _classic(mover, full, state, tail, stall, bar)
         return _last_one_standing(mover, full, state, tail, stall, bar)
 
+
 class _RoundsBar:
     """Rounds of the joint chain as they are run, with the probability still in play (tqdm, or nothing)."""
 
@@ -222,7 +222,6 @@ class _RoundsBar:
             self.bar.update(1)
 
 
-
 def settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
     """Whether the round-on-round ratios of ``cur`` (per-seat finishes and mass in play) have settled.
 
@@ -237,7 +236,6 @@ def settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | N
         np.all(np.abs(ratio - rho) <= SETTLE_TOL * rho) and np.all(np.abs(ratio - prev_ratio) <= SETTLE_TOL * rho)
     )
     return ok, ratio
-
 
 
 def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None:
@@ -255,7 +253,6 @@ def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None
     if 0 < extra <= MAX_GEOMETRIC_ROUNDS:
         return rho ** np.arange(1, extra + 1)
     return None
-
 
 
 def _classic(
@@ -301,6 +298,7 @@ def _classic(
         "rounds_distribution": LengthDistribution(np.array(rounds_pmf), tail_mass=alive, unit="rounds"),
         "turns_distribution": LengthDistribution(np.array(turns_pmf), tail_mass=alive, unit="turns"),
     }
+
 
 class SettledTensor:
     """A joint tensor whose rounds have settled, extrapolated instead of moved.
@@ -381,7 +379,6 @@ class SettleWatch:
         )
         self.prev, self.prev_mass, self.prev_ratio = outflows, mass, ratio
         return SettledTensor(outflows, ratio, mass) if ok else None
-
 
 
 def _last_one_standing(
@@ -469,6 +466,7 @@ def _last_one_standing(
         "rounds_distribution": LengthDistribution(np.array(rounds_pmf), tail_mass=tail_of["rounds"], unit="rounds"),
         "turns_distribution": LengthDistribution(np.array(turns_pmf), tail_mass=tail_of["turns"], unit="turns"),
     }
+
 
 def end_of_round(
     full: np.ndarray | SettledTensor | None,

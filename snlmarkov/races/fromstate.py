@@ -39,11 +39,11 @@ from ..errors import GameError
 from ..rules import Rules
 from ..state import GameState
 from .bump import joint_race
-from .core import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, RaceResult
 from .independent import independent_from
 from .joint import reachable
 from .order import play_order
 from .passage import FirstPassage, first_passage
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, RaceResult
 
 __all__ = ["StateRace", "finished_figures"]
 
@@ -113,7 +113,7 @@ class StateRace:
         return self._passage.lengths([state.positions[s] for s in order])
 
     def _result(self, state: GameState, *, orders: bool) -> RaceResult:
-        common = {"board": self.board, "rules": self.rules, "players": self.players, "mode": self.mode}
+        common: dict[str, Any] = {"board": self.board, "rules": self.rules, "players": self.players, "mode": self.mode}
         if state.is_over(self.board, self.mode):
             return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, self.mode))
         if self._independent(state):

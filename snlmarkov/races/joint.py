@@ -272,4 +272,3 @@ def _add(store: dict, key: Any, x: np.ndarray) -> None:
         store[key] += x
     else:
         store[key] = x
-

@@ -32,17 +32,11 @@ from ..board import Board
 from ..errors import GameError, SnlError
 from ..rules import Rules
 from ..state import GameState
-from .core import (
-    _METHOD_INDEPENDENT,
-    _METHOD_JOINT,
-    EXACT_JOINT_PLAYERS,
-    _board_rules,
-    _mode,
-    _players,
-    _tail,
-)
+from .arguments import board_and_rules, check_mode, check_players, check_tail
+from .core import EXACT_JOINT_PLAYERS
 from .fromstate import StateRace
 from .joint import JointMover
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
@@ -231,10 +225,10 @@ class Odds(StateRace):
         *,
         tail: float = DEFAULT_TAIL,
     ) -> None:
-        board, rules = _board_rules(board, rules)
-        k = _players(players)
-        mode = _mode(mode)
-        tail = _tail(tail)
+        board, rules = board_and_rules(board, rules)
+        k = check_players(players)
+        mode = check_mode(mode)
+        tail = check_tail(tail)
         rules.check_board(board)
         if rules.bump and k > EXACT_JOINT_PLAYERS:
             raise SnlError(

@@ -63,7 +63,6 @@ class FirstPassage:
         return LengthDistribution(self.pmf(square), tail_mass=float(self.tails[square]), unit="turns")
 
 
-
 def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] = (0,)) -> FirstPassage:
     """Turns-to-finish distributions from every square, in one backward sweep.
 

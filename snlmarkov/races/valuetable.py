@@ -1,50 +1,39 @@
 """The bump race's value equations, solved once for every joint state.
 
-For the joint chain of :mod:`snlmarkov.races.bump` (the square of every
+For the joint chain of :mod:`snlmarkov.races.joint` (the square of every
 racing token and the seat to move) every figure a state's odds need is a
 *value*: a function ``v`` of the joint state with ``v = r + P v``, ``P`` one
 turn of the chain and ``r`` what that turn pays (1 on reaching the finish
 for a seat's chance of winning, 1 per turn for the expected turns left, 1
-per new round for the rounds left). One backward turn is the adjoint of the
-forward one (:class:`~snlmarkov.races.bump.JointMover`): the sparse turn
-matrix, transposed, applied along the mover's axis of the value tensor,
-after the bump has copied the value of ``bump_to`` onto the squares a
-moving token would be bumped from.
+per new round for the rounds left). One backward turn
+(:mod:`snlmarkov.races.backward`) is the adjoint of the forward one.
 
-Under ``classic`` the equations are solved a turn at a time: play is the
-same for every seat and the value tensor is kept mover-first, so one
-backward turn ``T`` maps the values onto themselves (relabelled: the seat
-``r`` places after the mover becomes ``r - 1`` places after the next one).
-The expected turns left solve ``(I - T) E = 1``, and every chance of
-winning follows from the same series ``d_t = T^t 1`` (the chance that
-nobody has finished ``t`` turns from a state), summed by its residue
-``t mod k``: it is run a turn at a time, with one addition per turn, until
-``d_t`` is ``rho`` times ``d_{t-k}`` in every entry (to
-:data:`POWER_SETTLE_TOL` of the largest), and the rest of each residue
-class is summed as the geometric series of ``rho``
-(:func:`_classic_series_values`; 3 players on the jungle board with family
-rules: about 500 turns, the forward race's 480 and one addition each, no
-Krylov vector work). The true residual of every equation is checked
-(``k + 1`` more turns). If the series has not settled within
-:data:`POWER_MAX_TURNS` turns or a residual is too large, the chances of
-winning, Fourier-transformed over ``r``, are solved as the same system
-shifted by the ``k``-th roots of unity (:func:`_classic_turn_values`). One run of
-BiCGSTAB for shifted systems (:func:`~snlmarkov.races.shifted.shifted_bicgstab`)
-gives them all, two turns per step: for 3 players on the jungle board
-with family rules, about 130 steps (260 turns, against the forward race's
-480 turns and its geometric tail). If that run falls short (no
-convergence, or a true residual above :data:`_TRUE_RESIDUAL` times the
-goal), the round below is used instead. The values agree with the forward
-chain from any state to about 1e-13 (tests: 1e-12 on probabilities).
+Under ``classic`` play is the same for every seat and the value tensor is
+kept mover-first, so one backward turn ``T`` maps the values onto
+themselves (relabelled: the seat ``r`` places after the mover becomes
+``r - 1`` places after the next one). The expected turns left solve ``(I -
+T) E = 1`` and the chances of winning follow from the same operator. Three
+solvers are tried in turn, each checked by the true residual of every
+equation, the next taking over when one falls short:
+
+1. the series ``d_t = T^t 1`` (the chance that nobody has finished ``t``
+   turns from a state), summed by its residue ``t mod k``, run a turn at a
+   time until ``d_t`` is ``rho`` times ``d_{t-k}`` in every entry (to
+   :data:`POWER_SETTLE_TOL` of the largest); the rest of each residue class
+   is the geometric series of ``rho`` (:func:`_classic_series_values`);
+2. the chances of winning, Fourier-transformed over ``r``, as the system of
+   ``E`` shifted by the ``k``-th roots of unity, all from one run of
+   BiCGSTAB for shifted systems (:func:`_classic_turn_values`,
+   :func:`~snlmarkov.races.shifted.shifted_bicgstab`);
+3. the round-level solve below.
 
 A round (every seat once) maps the values with seat 0 to move onto
 themselves: ``x = c + A x``. It is solved by BiCGSTAB with the round as its
-operator (``A`` is never formed), far fewer rounds than running the chain
-until its tail is gone; then one more backward round gives the values with
-every other seat to move. This is how ``last_one_standing`` is solved,
-where a finishing token hands over to the chain of one token fewer, whose
-values (for the same relative seat order) are solved first; the single
-token's are the expected turns of one player.
+operator (``A`` is never formed); then one more backward round gives the
+values with every other seat to move. This is how ``last_one_standing`` is
+solved, where a finishing token hands over to the chain of one token fewer,
+whose values (for the same relative seat order) are solved first; the
+single token's are the expected turns of one player.
 
 Values kept, per chain of ``m`` racing tokens (relabelled ``0..m-1`` in seat
 order), for every seat to move and joint state:
@@ -144,8 +133,7 @@ def _classic_series_values(
     t + 1]``: one tensor in and one out per turn, as in the forward race);
     then ``d_t = C_t - C_{t-k}`` is iterated and added onto them, for the
     last few dozen turns, where the settling is tested to full precision
-    (differences of the class sums would lose about three digits). 3
-    players on the jungle board with family rules: 495 turns. ``None``
+    (differences of the class sums would lose about three digits). ``None``
     when the series has not settled within ``max_turns`` turns or the true
     residuals of the equations (checked with ``k + 1`` more turns) are above
     the goal of :func:`_classic_turn_values`.
@@ -449,13 +437,14 @@ def build_value_table(
 ) -> ValueTable:
     """Solve the value equations of the joint chain of ``players`` tokens (and, under last one standing, fewer).
 
-    Cost under ``classic`` (``turn_level``): one shifted BiCGSTAB run of
-    two backward turns (one sparse product with a tensor of ``n**players``
-    entries each) per step, for every value at once; memory: about 12
-    tensors. Otherwise, for each value, a BiCGSTAB solve whose every step is
-    one backward round (``players`` sparse products), then one more round;
-    memory: ``players`` tensors per value. ``turn_level=False`` solves
-    ``classic`` by rounds too (a cross-check, and the fallback).
+    Cost under ``classic`` (``turn_level``): the series of backward turns
+    (one sparse product with a tensor of ``n**players`` entries each) to its
+    settled tail, every value at once, memory ``2 * players + 2`` tensors;
+    failing that, one shifted BiCGSTAB run of two backward turns per step
+    (about 12 tensors). Otherwise, for each value, a BiCGSTAB solve whose
+    every step is one backward round (``players`` sparse products), then one
+    more round; memory: ``players`` tensors per value. ``turn_level=False``
+    solves ``classic`` by rounds (a cross-check, and the last fallback).
 
     Examples
     --------
@@ -478,32 +467,7 @@ def build_value_table(
     chains: dict[int, ChainValues] = {}
     total = 0
     if mode == "classic":
-        # the rounds left follow from the turns left and the winner (see rounds_from_turns): no value for them
-        names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns",)
-
-        def finish_classic(j: int) -> np.ndarray:
-            fin = np.zeros((len(names), n ** (k - 1)))
-            if j < k - 1:
-                fin[names.index(("win", j))] = 1.0
-            return fin
-
-        lone = _single_turns(mover)
-        if not np.all(np.isfinite(lone)) or lone.min() < 1.0 or lone.max() > 1e12:
-            raise SnlError("a token cannot finish from some resting square: the race would never end")
-        with one_blas_thread():
-            solved = (
-                (_classic_series_values(mover, k) or _classic_turn_values(mover, k, maxiter)) if turn_level else None
-            )
-        if solved is not None:
-            f, expected, total = solved
-            # seat j to move: absolute seat i places (i - j) mod k after the mover
-            values = tuple(np.stack([f[(i - j) % k] for i in range(k - 1)] + [expected]) for j in range(k))
-            chains[k] = ChainValues(m=k, names=names, values=values)
-            return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
-        moved = np.array([0.0] * (k - 1) + [1.0])
-        wrap = np.zeros(k)
-        chain, total = _solve_chain(back, k, names, finish_classic, moved, wrap, maxiter)
-        chains[k] = chain
+        chains[k], total = _classic_chain(back, k, maxiter, turn_level)
         return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
 
     # last one standing: chains of 1, 2, ..., k tokens
@@ -536,6 +500,33 @@ def build_value_table(
         chains[m] = chain
         total += its
     return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
+
+
+def _classic_chain(back: Backward, k: int, maxiter: int, turn_level: bool) -> tuple[ChainValues, int]:
+    """The classic values of ``k`` tokens: the series, else the shifted Krylov run, else rounds (see the module)."""
+    mover, n = back.mover, back.n
+    # the rounds left follow from the turns left and the winner (see rounds_from_turns): no value for them
+    names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns",)
+    lone = _single_turns(mover)
+    if not np.all(np.isfinite(lone)) or lone.min() < 1.0 or lone.max() > 1e12:
+        raise SnlError("a token cannot finish from some resting square: the race would never end")
+    solved = None
+    if turn_level:
+        with one_blas_thread():
+            solved = _classic_series_values(mover, k) or _classic_turn_values(mover, k, maxiter)
+    if solved is not None:
+        f, expected, total = solved
+        # seat j to move: absolute seat i places (i - j) mod k after the mover
+        values = tuple(np.stack([f[(i - j) % k] for i in range(k - 1)] + [expected]) for j in range(k))
+        return ChainValues(m=k, names=names, values=values), total
+
+    def finish(j: int) -> np.ndarray:
+        fin = np.zeros((len(names), n ** (k - 1)))
+        if j < k - 1:
+            fin[names.index(("win", j))] = 1.0
+        return fin
+
+    return _solve_chain(back, k, names, finish, np.array([0.0] * (k - 1) + [1.0]), np.zeros(k), maxiter)
 
 
 def _sum_orders(chain: ChainValues, j: int) -> np.ndarray:
