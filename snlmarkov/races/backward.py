@@ -95,8 +95,10 @@ class Turn:
     first (nothing is paid: the finish adds 0). One application: a blocked
     transpose (the mover's axis comes last in ``y``'s layout), the bump (the
     value of ``bump_to`` copied onto the squares a moving token would be
-    bumped from), and one sparse product subtracted from the input, all in
-    buffers made once (but the product's result).
+    bumped from), and one sparse product, in buffers made once (but the
+    product's result). ``(I - T) src`` is one product too, of ``[I, -Q]``
+    with ``src`` stacked on the work buffer: each entry starts from ``src``
+    and subtracts the turn's terms one by one.
     """
 
     def __init__(self, mover: JointMover, m: int) -> None:
@@ -104,7 +106,10 @@ class Turn:
         self.n, self.width = n, n ** (m - 1)
         self.q = sp.csr_matrix(mover.step[:n].T)  # (from, to) among the resting squares
         self.q.sort_indices()
-        self.work = np.empty((n, self.width))
+        self.minus = sp.csr_matrix(sp.hstack([sp.identity(n, format="csr"), -self.q]))  # [I, -Q]
+        self.minus.sort_indices()  # the identity's entry first in every row
+        self.stacked = np.empty((2 * n, self.width))  # src itself, then the work buffer
+        self.work = self.stacked[n:]
         self.bumped = mover.bump and m > 1
         if self.bumped:  # flat indices into the work buffer: the bumped entries and the bump_to entry of their column
             _, row, col = mover._bump_table(m)
@@ -137,7 +142,8 @@ class Turn:
     def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
         """Write ``(I - T) src`` into ``out`` (flat tensors of ``n**m`` values)."""
         self._gather(src)
-        np.subtract(src, (self.q @ self.work).reshape(-1), out=out)
+        self.stacked[: self.n] = src.reshape(self.n, self.width)
+        out[:] = (self.minus @ self.stacked).reshape(-1)
 
     def turn(self, src: np.ndarray, acc: np.ndarray | None = None) -> tuple[np.ndarray, float]:
         """``T src`` (a new flat tensor) and ``src``'s sum; with ``acc``, ``src`` is also added onto it."""
