@@ -396,7 +396,7 @@ class RollStory:
     cont: bool
 
 
-def roll_story(
+def roll_story(  # noqa: C901
     board: Board, rules: Rules, cur: int, sixes: int, origin: int, face: int, *, dest: np.ndarray | None = None
 ) -> RollStory:
     """The events one roll of ``face`` (a value of the die) produces from the in-turn state ``(cur, sixes, origin)``.

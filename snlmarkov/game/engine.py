@@ -494,7 +494,7 @@ class Game:
         if self._over:
             raise GameError("the game is over: no more turns can be played")
 
-    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:
+    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:  # noqa: C901
         """Make every roll of one turn; return the square where it ends (before any bump)."""
         rules, size, jumps, chain = self._rules, self._board.size, self._jumps, self._board.chain
         top = rules.die.top

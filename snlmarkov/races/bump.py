@@ -381,39 +381,92 @@ class SettleWatch:
         return SettledTensor(outflows, ratio, mass) if ok else None
 
 
+class _Clocks:
+    """The smaller tensors of a last-one-standing race, on both clocks, and what they have counted.
+
+    Rounds clock: tensors by finishing order so far (all share the clock of
+    the full tensor). Turns clock: tensors by (seats still racing, seat to
+    move).
+    """
+
+    def __init__(self, mover: JointMover, state: GameState) -> None:
+        self.mover, self.k = mover, state.players
+        self.places = tuple(state.places)
+        self.racing = tuple(sorted(state.racing))
+        self.by_order: dict[tuple[int, ...], np.ndarray] = {}
+        self.orders: dict[tuple[int, ...], float] = defaultdict(float)
+        self.rounds_pmf = [0.0]
+        self.by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+        self.turns_pmf = [0.0]
+        self.dropped = {"rounds": 0.0, "turns": 0.0}
+        self.tail_of = {"rounds": 0.0, "turns": 0.0}
+        self.live = {"rounds": True, "turns": True}
+
+    def new_round(self) -> None:
+        if self.live["rounds"]:
+            self.rounds_pmf.append(0.0)
+
+    def turn(self, s: int, rnd: int, t: int, out_full: np.ndarray | None) -> None:
+        """Seat ``s`` plays turn ``t`` (of round ``rnd``) in every smaller tensor; ``out_full`` finished in the full one."""
+        if self.live["rounds"]:
+            movers = [prefix for prefix in self.by_order if s not in prefix]
+            for prefix, x, out in self.mover.move_all(movers, self.by_order, lambda p: self.k - len(p)):
+                self.by_order[prefix] = x
+                self._finish(prefix + (s,), out, rnd)
+            if out_full is not None:
+                self._finish(self.places + (s,), out_full.copy(), rnd)
+        if self.live["turns"]:
+            self.turns_pmf.append(0.0)
+            nxt_store: dict = {}
+            for (alive, seat), y, out in self.mover.move_all(list(self.by_turn), self.by_turn, lambda key: len(key[0])):
+                _add(nxt_store, (alive, _next_in(alive, seat)), y)
+                left = tuple(a for a in alive if a != seat)
+                if left:
+                    _add(nxt_store, (left, _next_in(left, seat)), out)
+                else:
+                    self.turns_pmf[t] += float(out.sum())
+            rest = tuple(a for a in self.racing if a != s)
+            if out_full is not None and rest:
+                _add(nxt_store, (rest, _next_in(rest, s)), out_full)
+            elif out_full is not None:  # the last token home
+                self.turns_pmf[t] += float(out_full.sum())
+            self.by_turn = nxt_store
+
+    def _finish(self, child: tuple[int, ...], out: np.ndarray, rnd: int) -> None:
+        """Mass whose token finished, the finishing order so far ``child``: a complete order, or a smaller tensor."""
+        if len(child) == self.k:
+            w = float(out.sum())
+            self.orders[child] += w
+            self.rounds_pmf[rnd] += w
+        else:
+            _add(self.by_order, child, out)
+
+    def figures(self) -> dict[str, Any]:
+        k = self.k
+        place = np.zeros((k, k))
+        for order, p in self.orders.items():
+            place[list(order), np.arange(k)] += p
+        rounds, turns = np.array(self.rounds_pmf), np.array(self.turns_pmf)
+        return {
+            "win_probability": place[:, 0].copy(),
+            "place_probability": place,
+            "order_probability": {o: self.orders.get(o, 0.0) for o in itertools.permutations(range(k))},
+            "rounds_distribution": LengthDistribution(rounds, tail_mass=self.tail_of["rounds"], unit="rounds"),
+            "turns_distribution": LengthDistribution(turns, tail_mass=self.tail_of["turns"], unit="turns"),
+        }
+
+
 def _last_one_standing(
     mover: JointMover, full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
-    k = state.players
-    racing = tuple(sorted(state.racing))
-    m = len(racing)
+    clocks = _Clocks(mover, state)
+    m = len(clocks.racing)
     drop = tail * DROP_FRACTION
-    # round clock: tensors by finishing order so far (all share the clock of the full tensor)
-    by_order: dict[tuple[int, ...], np.ndarray] = {}
-    orders: dict[tuple[int, ...], float] = defaultdict(float)
-    rounds_pmf = [0.0]
-    # turn clock: tensors by (seats still racing, seat to move)
-    by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
-    turns_pmf = [0.0]
-    dropped = {"rounds": 0.0, "turns": 0.0}
-    tail_of = {"rounds": 0.0, "turns": 0.0}
-    live = {"rounds": True, "turns": True}
-    t = 0
-
-    def finish(child: tuple[int, ...], out: np.ndarray, rnd: int) -> None:
-        """Mass whose token finished, the finishing order so far ``child``: a complete order, or a smaller tensor."""
-        if len(child) == k:
-            w = float(out.sum())
-            orders[child] += w
-            rounds_pmf[rnd] += w
-        else:
-            _add(by_order, child, out)
-
     watch = SettleWatch()
     current: np.ndarray | SettledTensor | None = full
+    t = 0
     for rnd, seats in enumerate(rounds_of(state), start=1):
-        if live["rounds"]:
-            rounds_pmf.append(0.0)
+        clocks.new_round()
         if isinstance(current, SettledTensor):
             current.next_round()
         outflows: dict[int, np.ndarray] = {}
@@ -425,47 +478,17 @@ def _last_one_standing(
                 outflows[s] = out_full.copy()
             elif current is not None:
                 out_full = current.outflow(s)
-            if live["rounds"]:
-                movers = [prefix for prefix in by_order if s not in prefix]
-                for prefix, x, out in mover.move_all(movers, by_order, lambda p: k - len(p)):
-                    by_order[prefix] = x
-                    finish(prefix + (s,), out, rnd)
-                if out_full is not None:
-                    finish(state.places + (s,), out_full.copy(), rnd)
-            if live["turns"]:
-                turns_pmf.append(0.0)
-                nxt_store: dict = {}
-                for (alive, seat), y, out in mover.move_all(list(by_turn), by_turn, lambda key: len(key[0])):
-                    _add(nxt_store, (alive, _next_in(alive, seat)), y)
-                    left = tuple(a for a in alive if a != seat)
-                    if left:
-                        _add(nxt_store, (left, _next_in(left, seat)), out)
-                    else:
-                        turns_pmf[t] += float(out.sum())
-                rest = tuple(a for a in racing if a != s)
-                if out_full is not None and rest:
-                    _add(nxt_store, (rest, _next_in(rest, s)), out_full)
-                elif out_full is not None:  # the last token home
-                    turns_pmf[t] += float(out_full.sum())
-                by_turn = nxt_store
-        current, in_play = end_of_round(current, by_order, by_turn, live, dropped, tail_of, drop, tail)
-        if not live["rounds"] and not live["turns"]:
+            clocks.turn(s, rnd, t, out_full)
+        current, in_play = end_of_round(
+            current, clocks.by_order, clocks.by_turn, clocks.live, clocks.dropped, clocks.tail_of, drop, tail
+        )
+        if not clocks.live["rounds"] and not clocks.live["turns"]:
             break
         stall.check(rnd, in_play)
         bar.round(in_play)
         if isinstance(current, np.ndarray):  # once its rounds are geometric, stop moving the full tensor
             current = watch.feed(outflows, float(current.sum())) or current
-
-    place = np.zeros((k, k))
-    for order, p in orders.items():
-        place[list(order), np.arange(k)] += p
-    return {
-        "win_probability": place[:, 0].copy(),
-        "place_probability": place,
-        "order_probability": {o: orders.get(o, 0.0) for o in itertools.permutations(range(k))},
-        "rounds_distribution": LengthDistribution(np.array(rounds_pmf), tail_mass=tail_of["rounds"], unit="rounds"),
-        "turns_distribution": LengthDistribution(np.array(turns_pmf), tail_mass=tail_of["turns"], unit="turns"),
-    }
+    return clocks.figures()
 
 
 def end_of_round(

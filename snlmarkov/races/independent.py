@@ -170,7 +170,7 @@ def independent_race(length: LengthDistribution, players: int, mode: str) -> dic
     }
 
 
-def independent_from(
+def independent_from(  # noqa: C901, PLR0915
     lengths: list[tuple[np.ndarray, float]],
     state: GameState,
     mode: str,

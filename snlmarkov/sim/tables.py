@@ -326,7 +326,7 @@ def _jump_tables(board: Board) -> tuple[np.ndarray, np.ndarray]:
     return dest, later
 
 
-def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:
+def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:  # noqa: PLR0915
     """Apply the rules to every (state, code) pair at once, roll by roll."""
     size, faces = board.size, rules.die.top
     dest, later = _jump_tables(board)
