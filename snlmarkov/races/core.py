@@ -44,19 +44,20 @@ defined under ``last_one_standing`` and raises :class:`SnlError` otherwise.
 from __future__ import annotations
 
 import itertools
+import numbers
 from typing import Any
 
 import numpy as np
 
 from ..analysis.distribution import DEFAULT_TAIL
 from ..analysis.single import analyze
+from ..args import board_arg, mode_arg, players_arg, rng_arg, rules_arg, state_arg
 from ..board import Board
 from ..chain.model import turn_model
 from ..errors import GameError, LimitError, SnlError
-from ..limits import MAX_PLAYERS, check_memory, check_rng
+from ..limits import MAX_PLAYERS, check_memory
 from ..rules import MODES, Rules
 from ..state import GameState
-from .arguments import board_and_rules, check_mode, check_players, check_tail
 from .bump import joint_race
 from .defaults import DEFAULT_GAMES, METHODS
 from .independent import independent_race
@@ -88,6 +89,13 @@ MAX_EXACT_JOINT_STATES = 400_000_000
 #: combination (``n**k``): the tensor, the turn's product and its rotated
 #: copy (measured figures: benchmarks/README.md).
 JOINT_BYTES_PER_STATE = 32
+
+
+def check_tail(value: Any) -> float:
+    """``tail``: a probability in ``(0, 1e-3)``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float)) or not 0.0 < value < 1e-3:
+        raise SnlError(f"tail must be in (0, 1e-3), got {value!r}")
+    return float(value)
 
 
 def joint_chain_states(board: Board, rules: Rules, players: int) -> int:
@@ -198,19 +206,15 @@ def race(
     >>> later.win_probability.round(4).tolist(), round(later.expected_rounds, 2)
     ([0.6764, 0.3236], 22.18)
     """
-    board, rules = board_and_rules(board, rules)
-    if state is not None and not isinstance(state, GameState):
-        raise GameError(f"state must be a GameState; got {type(state).__name__}")
-    if players is None:
-        players = 2 if state is None else state.players
-    k = check_players(players)
-    if state is not None and state.players != k:
+    board, rules, mode = board_arg(board), rules_arg(rules), mode_arg(mode)
+    if isinstance(state, GameState) and isinstance(players, numbers.Integral) and players != state.players:
         raise GameError(
-            f"the state has {state.players} seats' squares for players={k}; give players={state.players} "
+            f"the state has {state.players} seats' squares for players={players!r}; give players={state.players} "
             "or leave players out"
         )
-    mode = check_mode(mode)
-    rng = check_rng(rng)
+    state = state_arg(state, board, rules, mode)
+    k = players_arg(players, state)
+    rng = rng_arg(rng)
     if method not in METHODS:
         raise SnlError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:

@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 
 from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
+from ..args import board_arg, mode_arg, players_arg, rules_arg
 from ..board import Board
 from ..errors import GameError, SnlError
 from ..rules import Rules
 from ..state import GameState
-from .arguments import board_and_rules, check_mode, check_players, check_tail
-from .core import EXACT_JOINT_PLAYERS
+from .core import EXACT_JOINT_PLAYERS, check_tail
 from .fromstate import StateRace
 from .joint import JointMover
 from .result import _METHOD_INDEPENDENT, _METHOD_JOINT
@@ -225,9 +225,9 @@ class Odds(StateRace):
         *,
         tail: float = DEFAULT_TAIL,
     ) -> None:
-        board, rules = board_and_rules(board, rules)
-        k = check_players(players)
-        mode = check_mode(mode)
+        board, rules = board_arg(board), rules_arg(rules)
+        k = players_arg(players)
+        mode = mode_arg(mode)
         tail = check_tail(tail)
         rules.check_board(board)
         if rules.bump and k > EXACT_JOINT_PLAYERS:

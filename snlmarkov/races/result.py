@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from ..analysis.distribution import LengthDistribution
+from ..args import mode_arg, players_arg
 from ..board import Board
 from ..errors import SnlError
 from ..rules import Rules
-from .arguments import check_mode, check_players
 
 __all__ = ["RaceResult"]
 
@@ -107,8 +107,8 @@ class RaceResult:
             raise SnlError(f"board must be a Board, got {type(self.board).__name__}")
         if not isinstance(self.rules, Rules):
             raise SnlError(f"rules must be a Rules, got {type(self.rules).__name__}")
-        k = check_players(self.players)
-        mode = check_mode(self.mode)
+        k = players_arg(self.players)
+        mode = mode_arg(self.mode)
         if not isinstance(self.method, str) or not self.method:
             raise SnlError("method must be a non-empty description")
         if not isinstance(self.exact, bool):
