@@ -11,12 +11,13 @@ import pytest
 import snlmarkov as snl
 from snlmarkov.sim.core import simulate
 
+JUNGLE = snl.Board.builtin()
 ENTRY_POINTS = {
     "analyze": lambda **k: snl.analyze(**k),
-    "expected_turns": lambda board=snl.Board.builtin(), **k: snl.expected_turns(board, **k),
+    "expected_turns": lambda board=JUNGLE, **k: snl.expected_turns(board, **k),
     "exact_expected_turns": lambda **k: snl.exact_expected_turns(**k),
-    "turn_model": lambda board=snl.Board.builtin(), **k: snl.turn_model(board, **k),
-    "roll_model": lambda board=snl.Board.builtin(), **k: snl.roll_model(board, **k),
+    "turn_model": lambda board=JUNGLE, **k: snl.turn_model(board, **k),
+    "roll_model": lambda board=JUNGLE, **k: snl.roll_model(board, **k),
     "simulate": lambda board=None, rules=None, **k: simulate(board, rules, 10, **k),
     "Game": lambda **k: snl.Game(**k),
 }
