@@ -29,6 +29,7 @@ const SNL = {
     bump: ["Landing on a token sends you back"],
     bump_to: ["…back to square"],
     faces: ["Die faces"],
+    die: ["Die"],
     jump_after_bounce: ["Jumps act after a bounce"],
   },
 
@@ -54,6 +55,16 @@ const SNL = {
       } else if (f.kind === "int") {
         input = h("input", { type: "number", name: f.name, min: f.min, max: f.max, "data-rule": f.name });
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      } else if (f.kind === "die") {
+        // a named die, or "Custom…" and a text form (2d6, spinner:15, faces:2,2,2,2,6,6, weights:1=1,6=4, cowries:4)
+        const custom = h("input", { type: "text", name: `${f.name}-custom`, "data-rule-custom": f.name,
+          maxlength: f.max_length, placeholder: "e.g. faces:1,1,2,3,5,8", hidden: true });
+        const select = h("select", { name: f.name, "data-rule": f.name,
+          onchange: () => { custom.hidden = select.value !== "custom"; } },
+          f.choices.map((c) => h("option", { value: c.spec }, c.label)), h("option", { value: "custom" }, "Custom…"));
+        input = select;
+        input.custom = custom;
+        grid.append(h("label", { class: "rule rule-die" }, h("span", {}, label), select, custom));
       } else {
         input = h("input", { type: "text", name: f.name, "data-rule": f.name, maxlength: 40 });
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
@@ -64,6 +75,12 @@ const SNL = {
       for (const [name, { f, input }] of Object.entries(inputs)) {
         const v = name in rules ? rules[name] : f.default;
         if (f.kind === "bool") input.checked = !!v;
+        else if (f.kind === "die") {
+          const spec = SNL.dieSpec(rules, f), named = f.choices.some((c) => c.spec === spec);
+          input.value = named ? spec : "custom";
+          input.custom.value = named ? "" : spec;
+          input.custom.hidden = named;
+        }
         else if (f.kind === "int_or_none") input.value = v == null ? "" : String(v);
         else input.value = String(v);
       }
@@ -72,6 +89,7 @@ const SNL = {
       const out = {};
       for (const [name, { f, input }] of Object.entries(inputs)) {
         if (f.kind === "bool") out[name] = input.checked;
+        else if (f.kind === "die") out[name] = input.value === "custom" ? input.custom.value.trim() : input.value;
         else if (f.kind === "int_or_none") out[name] = input.value === "" ? null : Number(input.value);
         else if (f.kind === "int") out[name] = Number(input.value);
         else out[name] = input.value;
@@ -83,6 +101,21 @@ const SNL = {
         h("button", { type: "button", class: "chip", "data-preset": name, onclick: () => set(rules) }, name)));
     set(initial || {});
     return { node: h("div", { class: "rules-form" }, presetRow, grid), value, set, inputs };
+  },
+
+  // the die of a rule set as its text form: rules.die, or a fair die written as faces, or the field's default
+  dieSpec(rules, field) {
+    if (rules && typeof rules.die === "string") return rules.die;
+    if (rules && Number.isInteger(rules.faces)) return `d${rules.faces}`;
+    return field ? field.default : "d6";
+  },
+
+  // the die of a rule set in words: its name in the house-rules form, or its text form
+  dieLabel(rules, fields) {
+    const field = (fields || []).find((f) => f.kind === "die");
+    const spec = SNL.dieSpec(rules, field);
+    const named = field && field.choices.find((c) => c.spec === spec);
+    return named ? named.label : spec;
   },
 
   colourPicker(colours, selected, onpick) {
