@@ -35,9 +35,16 @@ def _is_int(value: Any) -> bool:
 
 def _count(value: Any, name: str, low: int, high: int) -> int:
     if not _is_int(value) or not low <= value <= high:
-        shown = f"an integer of {len(str(abs(int(value))))} digits" if _is_int(value) and abs(value) > 10**20 else repr(value)
+        shown = _shown(value)
         raise RuleError(f"{name} must be an integer {low}..{high}; got {shown}")
     return int(value)
+
+
+def _shown(value: Any) -> str:
+    """A user's value for a message: a huge integer by its size (``repr`` of it may be refused)."""
+    if _is_int(value) and abs(value) > 10**20:
+        return f"an integer of about {int(int(value).bit_length() * 0.30103) + 1} digits"
+    return repr(value)
 
 
 def _weight(value: Any, where: str) -> Fraction:
@@ -45,7 +52,10 @@ def _weight(value: Any, where: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise RuleError(f"die weight for {where} must be a positive number; got {value!r}")
     try:
-        w = Fraction(value)  # exact for int, Fraction and float
+        if isinstance(value, numbers.Rational):
+            w = Fraction(int(value.numerator), int(value.denominator))
+        else:
+            w = Fraction(float(value))  # exact: a float is a rational
     except (ValueError, OverflowError):
         raise RuleError(f"die weight for {where} must be a finite positive number; got {value!r}") from None
     if w <= 0:
@@ -258,33 +268,21 @@ class Die:
         s = text.strip().lower()
         if s in NAMED_DICE:
             return cls.parse(NAMED_DICE[s])
-        m = re.fullmatch(r"([0-9]{1,4})?d([0-9]{1,4})", s)
-        if m:
-            count, faces = int(m.group(1) or 1), int(m.group(2))
+        m = re.fullmatch(r"([0-9]{1,4})?d([0-9]{1,4})|([0-9]{1,4})", s)
+        if m:  # "6", "d6", "2d6"
+            count, faces = int(m.group(1) or 1), int(m.group(2) or m.group(3))
             return cls(faces) if count == 1 else cls.sum_of(count, faces)
-        if re.fullmatch(r"[0-9]{1,4}", s):
-            return cls(int(s))
         kind, _, rest = s.partition(":")
-        try:
-            if kind == "spinner" and re.fullmatch(r"[0-9]{1,4}", rest):
-                return cls.spinner(int(rest))
-            if kind == "faces" and re.fullmatch(r"[0-9]{1,7}(,[0-9]{1,7})*", rest):
-                return cls.faces(*(int(x) for x in rest.split(",")))
-            if kind == "weights" and re.fullmatch(r"[0-9]{1,7}=[0-9/]{1,61}(,[0-9]{1,7}=[0-9/]{1,61})*", rest):
-                weights: dict[int, Fraction] = {}
-                for pair in rest.split(","):
-                    v, w = pair.split("=")
-                    if int(v) in weights:
-                        raise RuleError(f"die value {int(v)} is given twice in {text!r}")
-                    weights[int(v)] = Fraction(w)
-                return cls.weighted(weights)
-            if kind == "cowries" and re.fullmatch(r"[0-9]{1,4}(:[0-9]{1,7})?", rest):
-                n, _, zero = rest.partition(":")
-                return cls.cowries(int(n), zero=int(zero) if zero else None)
-        except (ValueError, ZeroDivisionError) as exc:
-            if isinstance(exc, RuleError):
-                raise
-            raise RuleError(f"cannot read the die {text!r}: {exc}") from None
+        form = _FORMS.get(kind)
+        if form is not None and re.fullmatch(form[0], rest):
+            try:
+                return form[1](rest)
+            except ZeroDivisionError:
+                raise RuleError(f"cannot read the die {text[:40]!r}: a weight has denominator 0") from None
+            except ValueError as exc:
+                if isinstance(exc, RuleError):
+                    raise
+                raise RuleError(f"cannot read the die {text[:40]!r}: {exc}") from None
         raise RuleError(
             f"cannot read the die {text[:40]!r}: use 6, d6, 2d6, spinner:N, faces:A,B,..., "
             f"weights:V=W,..., cowries:N or one of {', '.join(NAMED_DICE)}"
@@ -394,6 +392,29 @@ class Die:
     def __str__(self) -> str:
         return self.spec
 
+
+def _weights_form(rest: str) -> Die:
+    weights: dict[int, Fraction] = {}
+    for pair in rest.split(","):
+        v, w = pair.split("=")
+        if int(v) in weights:
+            raise RuleError(f"die value {int(v)} is given twice in 'weights:{rest[:40]}'")
+        weights[int(v)] = Fraction(w)
+    return Die.weighted(weights)
+
+
+def _cowries_form(rest: str) -> Die:
+    n, _, zero = rest.partition(":")
+    return Die.cowries(int(n), zero=int(zero) if zero else None)
+
+
+#: The text forms ``kind:rest`` that :meth:`Die.parse` reads: the pattern of ``rest`` and its reader.
+_FORMS = {
+    "spinner": (r"[0-9]{1,4}", lambda rest: Die.spinner(int(rest))),
+    "faces": (r"[0-9]{1,7}(,[0-9]{1,7})*", lambda rest: Die.faces(*(int(x) for x in rest.split(",")))),
+    "weights": (r"[0-9]{1,7}=[0-9/]{1,61}(,[0-9]{1,7}=[0-9/]{1,61})*", _weights_form),
+    "cowries": (r"[0-9]{1,4}(:[0-9]{1,7})?", _cowries_form),
+}
 
 #: Named dice the command line, files and the web game accept (text forms for :meth:`Die.parse`).
 NAMED_DICE: Mapping[str, str] = {

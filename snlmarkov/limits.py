@@ -69,7 +69,7 @@ MAX_RECORD_BOARD_SIZE = 10**6
 MAX_FACES = 1000
 #: Largest value a die may show (a move longer than any board is allowed, but bounded).
 MAX_DIE_VALUE = 10**6
-#: Largest board :func:`~snlmarkov.exact_expected_turns` solves in fractions (about 20 s there).
+#: Largest board :func:`~snlmarkov.exact_expected_turns` solves in fractions (its cost is about cubic in the squares).
 MAX_EXACT_SQUARES = 1000
 #: Most players a command-line game, race or simulation takes (``RULES.md``: 1 to 6).
 MAX_PLAYERS = 6

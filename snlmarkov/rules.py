@@ -107,7 +107,7 @@ class Rules:
     jump_after_bounce: bool = True
     faces: InitVar[int | None] = None
 
-    def __post_init__(self, faces: int | None) -> None:
+    def __post_init__(self, faces: int | None) -> None:  # noqa: C901
         if not isinstance(self.finish, str) or self.finish not in FINISH_RULES:
             raise RuleError(f"finish must be one of {', '.join(map(repr, FINISH_RULES))}; got {self.finish!r}")
         if not isinstance(self.on_cap, str) or self.on_cap not in CAP_POLICIES:
@@ -249,7 +249,7 @@ def _faces(self: Rules) -> int:
     return len(self.die.values)
 
 
-Rules.faces = property(_faces, doc=_faces.__doc__)  # type: ignore[assignment,method-assign]
+setattr(Rules, "faces", property(_faces, doc=_faces.__doc__))  # noqa: B010 (after the dataclass read its InitVar)
 
 
 def _is_int(value: Any) -> bool:

@@ -173,3 +173,16 @@ def test_target_keywords_become_goals():
     assert t.distance(figs)[0] == pytest.approx(1.0)
     figs["mean"] = np.array([np.nan])  # an unwinnable board is infinitely far
     assert t.distance(figs)[0] == np.inf
+
+
+def test_no_jump_squares_hold_neither_a_start_nor_an_end():
+    """``no_jump`` forbids a jump's end as well as its start: with every third square forbidden, a
+    search whose proposals ignored the ends would soon land one there (checked on every board kept)."""
+    never = frozenset(range(3, 100, 3))
+    cons = snl.Constraints(no_jump=never, max_ladder_length=30, max_snake_length=30)
+    res = snl.design(snl.Target(mean=30), ladders=5, snakes=5, constraints=cons, rng=4, budget=640, keep=8)
+    assert res.boards
+    for found in res.boards:
+        jumps = found.board.jumps
+        assert not (never & set(jumps)), jumps
+        assert not (never & set(jumps.values())), jumps

@@ -35,7 +35,7 @@ _MAX_RHS = 512
 
 
 @single_blas_thread
-def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES) -> np.ndarray:
+def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES) -> np.ndarray:  # noqa: PLR0915
     """``P(a roll ever lands on t)`` for every square ``t``, starting from 0.
 
     "Lands" is as for landing counts: the square a roll reaches before a jump

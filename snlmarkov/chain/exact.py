@@ -15,8 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..args import board_arg, rules_arg
 from ..board import Board
-from ..errors import LimitError, SnlError, UnwinnableBoardError
+from ..errors import LimitError, UnwinnableBoardError
 from ..limits import MAX_EXACT_SQUARES
 from ..rules import Rules
 from .mechanics import exact_slot_probs, index_dtype, roll_slots
@@ -90,7 +91,7 @@ def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction
     return dict(sorted(row.items()))
 
 
-def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:
+def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:  # noqa: C901
     """Expected number of turns from square 0, as an exact fraction.
 
     Only rational arithmetic is used: the turn-level rows are built exactly
@@ -99,7 +100,7 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
     small on real boards).
 
     Cost: exact elimination over the squares a turn can move back to, about
-    cubic in the board: 1 s at 100 squares, 20 s at 1,000. Boards over
+    cubic in the board (``benchmarks/README.md`` has the measured times). Boards over
     :data:`snlmarkov.limits.MAX_EXACT_SQUARES` (1,000) are refused.
 
     Raises
@@ -119,10 +120,7 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
     >>> float(e)
     39.22512230823...
     """
-    board = Board.builtin() if board is None else board
-    rules = Rules() if rules is None else rules
-    if not isinstance(board, Board) or not isinstance(rules, Rules):
-        raise SnlError("exact_expected_turns takes a Board and a Rules")
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     if board.size > MAX_EXACT_SQUARES:
         raise LimitError(

@@ -33,6 +33,8 @@ __all__ = [
     "RollStory",
     "one_roll",
     "roll_slots",
+    "roll_slots_batch",
+    "batchable",
     "roll_story",
     "index_dtype",
     "chain_landings",
@@ -218,9 +220,9 @@ def roll_slots(
     """All outcomes of the next roll from the states ``(cur, sixes, origin)``, one column per die value.
 
     This is the one statement of a roll on the exact side: every exact
-    consumer (the turn and roll models, the fraction solver, the batched
-    design evaluator, the winnability check, the resting squares of a
-    game state, the story of a logged roll) reads it.
+    consumer reads it (the turn and roll models, the fraction solver, the
+    batched design evaluator through :func:`roll_slots_batch`, and the story
+    of a logged roll that :func:`~snlmarkov.verify_game` checks).
 
     ``cur`` is the token's square, ``sixes`` how many sixes the turn holds so
     far (0 at the start of a turn) and ``origin`` where the turn began (used
@@ -235,11 +237,55 @@ def roll_slots(
     >>> s.square.tolist(), s.landing.tolist(), s.cont.tolist()
     ([[1, 4, 3], [4, 3, 3]], [[1, 2, 3], [4, -1, -1]], [[False, False, True], [False, False, False]])
     """
-    n_sq = board.size
+    if dest is None:
+        dest = board.destination().astype(index_dtype(board.size + 2 * rules.die.top))
+    return _slots(board.size, rules, cur, sixes, origin, dest, None)
+
+
+def roll_slots_batch(
+    size: int, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray, dest: np.ndarray, base: np.ndarray
+) -> RollSlots:
+    """:func:`roll_slots` for states of many boards of one size at once.
+
+    ``dest`` holds the boards' destinations one after the other (``B * (size
+    + 1)`` entries, :meth:`Board.destination` of each); state ``i`` is on the
+    board whose destinations start at ``dest[base[i]]``. A destination past
+    ``size`` is a second absorbing state: the turn ends there.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> dest = np.concatenate([Board(4, {2: 4}).destination(), Board(4).destination()])
+    >>> s = roll_slots_batch(4, Rules(faces=3), np.array([0, 0]), np.array([0, 0]), np.array([0, 0]), dest, np.array([0, 5]))
+    >>> s.square.tolist()
+    [[1, 4, 3], [1, 2, 3]]
+    """
+    return _slots(size, rules, cur, sixes, origin, dest, np.asarray(base)[:, None])
+
+
+def batchable(rules: Rules) -> bool:
+    """Whether :func:`roll_slots_batch` rolls these rules: every roll decided by ``(square, sixes, origin)``.
+
+    True for every rule of ``docs/rules.md`` that needs no decision: the
+    batched design evaluator asks this, not the rule fields' names, to choose
+    its fast path. A rule whose roll depends on more than the in-turn state
+    (a choice made by a policy) answers False here until the kernel takes it.
+
+    Examples
+    --------
+    >>> from snlmarkov import Rules
+    >>> batchable(Rules.preset("family").replace(die="2d6"))
+    True
+    """
+    return isinstance(rules, Rules)
+
+
+def _slots(
+    n_sq: int, rules: Rules, cur: Any, sixes: Any, origin: Any, dest: np.ndarray, base: np.ndarray | None
+) -> RollSlots:
+    """The body of :func:`roll_slots`: ``base`` offsets each state into ``dest`` (or None: one board)."""
     cols = die_columns(rules.die)
     f = cols.values.size
-    if dest is None:
-        dest = board.destination().astype(index_dtype(n_sq + 2 * rules.die.top))
     itype = dest.dtype
     cur = np.asarray(cur, dtype=itype)
     sixes = np.asarray(sixes)
@@ -265,7 +311,7 @@ def roll_slots(
         stay = over
         t[stay] = -1
     landing = t
-    square = dest[np.maximum(t, 0)]
+    square = dest[np.maximum(t, 0)] if base is None else dest[base + np.maximum(t, 0)]
     if cols.zero:  # a move of 0 moves nothing and lands nowhere
         landing[:, 0] = -1
         square[:, 0] = cur
@@ -275,7 +321,7 @@ def roll_slots(
         np.copyto(square, cur[:, None], where=stay)
     cont = np.zeros((b, f), dtype=bool)
     if rules.bonus_on_six:
-        cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped
+        cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] < n_sq) & ~capped
 
     voided = np.zeros((b, f), dtype=bool)
     if void.any():  # forfeit: a six at the cap voids the turn, back to its origin
@@ -350,7 +396,7 @@ class RollStory:
     cont: bool
 
 
-def roll_story(
+def roll_story(  # noqa: C901
     board: Board, rules: Rules, cur: int, sixes: int, origin: int, face: int, *, dest: np.ndarray | None = None
 ) -> RollStory:
     """The events one roll of ``face`` (a value of the die) produces from the in-turn state ``(cur, sixes, origin)``.

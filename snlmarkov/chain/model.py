@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
+from ..args import board_arg, rules_arg
 from ..board import Board
 from ..errors import ModelError, UnwinnableBoardError
 from ..limits import check_memory
@@ -348,7 +349,7 @@ def turn_landings(board: Board, rules: Rules, weights: np.ndarray) -> np.ndarray
     return _turn_rows(board, rules, landings=False, rolls=False, landing_weights=weights).landings[2]
 
 
-def _turn_rows(
+def _turn_rows(  # noqa: C901, PLR0915
     board: Board,
     rules: Rules,
     *,
@@ -532,7 +533,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     >>> round(float(m.matrix[0, 38]), 6)  # a 1 climbs the ladder to 38
     0.166667
     """
-    rules = Rules() if rules is None else rules
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     check_model_memory(board, rules, "the turn matrix")
     n = board.size
@@ -598,7 +599,7 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     >>> m.n_states, m.labels[11]
     (31, RollState(square=0, sixes=1, origin=-1))
     """
-    rules = Rules() if rules is None else rules
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     check_model_memory(board, rules, "the roll matrix", levels=1 + (rules.max_sixes or 1))
     n = board.size

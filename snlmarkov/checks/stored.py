@@ -145,7 +145,7 @@ def _landed(log) -> list[int]:
     return out
 
 
-def _turn_counts(records, surv: np.ndarray, alpha: float) -> tuple[Check, int, int]:
+def _turn_counts(records, surv: np.ndarray, alpha: float) -> tuple[Check, int, int]:  # noqa: C901
     """The censored log-rank test of the seats' turn counts."""
     horizon = surv.shape[1] - 1
     at_risk: list[tuple[int, int, bool]] = []  # (start square, turns played, finished)
