@@ -16,6 +16,7 @@ from _webserver import Client, ServerThread, create_room, http  # noqa: E402
 
 from snlmarkov import Board, Die, Rules  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
+from snlmarkov.web.limits import ServerLimits  # noqa: E402
 from snlmarkov.web.protocol import ProtocolError  # noqa: E402
 from snlmarkov.web.rooms import MAX_DIE_TEXT, ROOM_DICE, rules_fields, rules_from_data  # noqa: E402
 
@@ -25,7 +26,8 @@ PLAIN = {"bonus_on_six": False, "max_sixes": None}
 
 @pytest.fixture(scope="module")
 def server():
-    app = create_app(boards={"jungle": Board.builtin(), "tiny": Board(25, {3: 11, 17: 4})}, ai_delay=0.01)
+    roomy = ServerLimits(room_rate=1000, room_burst=1000, rooms_per_address=1000)  # one address makes every room
+    app = create_app(boards={"jungle": Board.builtin(), "tiny": Board(25, {3: 11, 17: 4})}, ai_delay=0.01, limits=roomy)
     srv = ServerThread(app).start()
     yield srv
     srv.stop()

@@ -58,13 +58,15 @@ const SNL = {
       } else if (f.kind === "die") {
         // a named die, or "Custom…" and a text form (2d6, spinner:15, faces:2,2,2,2,6,6, weights:1=1,6=4, cowries:4)
         const custom = h("input", { type: "text", name: `${f.name}-custom`, "data-rule-custom": f.name,
-          maxlength: f.max_length, placeholder: "e.g. faces:1,1,2,3,5,8", hidden: true });
+          maxlength: f.max_length, placeholder: "e.g. faces:1,1,2,3,5,8" });
+        const customRow = h("label", { class: "rule rule-die-custom", hidden: true }, h("span", {}, "Custom die"), custom);
         const select = h("select", { name: f.name, "data-rule": f.name,
-          onchange: () => { custom.hidden = select.value !== "custom"; } },
+          onchange: () => { customRow.hidden = select.value !== "custom"; } },
           f.choices.map((c) => h("option", { value: c.spec }, c.label)), h("option", { value: "custom" }, "Custom…"));
         input = select;
         input.custom = custom;
-        grid.append(h("label", { class: "rule rule-die" }, h("span", {}, label), select, custom));
+        input.customRow = customRow;
+        grid.append(h("label", { class: "rule" }, h("span", {}, label), select), customRow);
       } else {
         input = h("input", { type: "text", name: f.name, "data-rule": f.name, maxlength: 40 });
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
@@ -79,7 +81,7 @@ const SNL = {
           const spec = SNL.dieSpec(rules, f), named = f.choices.some((c) => c.spec === spec);
           input.value = named ? spec : "custom";
           input.custom.value = named ? "" : spec;
-          input.custom.hidden = named;
+          input.customRow.hidden = named;
         }
         else if (f.kind === "int_or_none") input.value = v == null ? "" : String(v);
         else input.value = String(v);
