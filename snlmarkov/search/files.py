@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..board import Board, _read_data_file
 from ..dice import Die
-from ..errors import BoardError, RuleError
+from ..errors import BoardError, RuleError, SnlError
 from ..limits import clean_text
 from ..rules import Rules
 
@@ -59,18 +59,31 @@ def write_board(board: Board, path: str | Path, *, comment: str = "") -> Path:
     BoardError
         For another suffix, or a file that cannot be written (the message names it).
     """
+    return _write_data_file(
+        path,
+        "board",
+        BoardError,
+        toml=lambda: board_toml(board, comment),
+        data=lambda: {**board.to_dict(), "ladders": board.ladders, "snakes": board.snakes},
+    )
+
+
+def _write_data_file(
+    path: str | Path, what: str, error: type[SnlError], *, toml: Callable[[], str], data: Callable[[], Any]
+) -> Path:
+    """Write TOML text or JSON data to ``path`` as its suffix says; refuse another suffix or a failed write."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".toml":
-        text = board_toml(board, comment)
+        text = toml()
     elif suffix == ".json":
-        text = json.dumps({**board.to_dict(), "ladders": board.ladders, "snakes": board.snakes}, indent=2) + "\n"
+        text = json.dumps(data(), indent=2) + "\n"
     else:
-        raise BoardError(f"{path}: board files must end in .toml or .json")
+        raise error(f"{clean_text(str(path))}: {what} files must end in .toml or .json")
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise BoardError(f"{path}: cannot write board file ({exc.strerror or exc})") from None
+        raise error(f"{clean_text(str(path))}: cannot write {what} file ({exc.strerror or exc})") from None
     return path
 
 
@@ -105,19 +118,7 @@ def write_rules(rules: Rules, path: str | Path, *, comment: str = "") -> Path:
     RuleError
         For another suffix, or a file that cannot be written (the message names it).
     """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".toml":
-        text = rules_toml(rules, comment)
-    elif suffix == ".json":
-        text = json.dumps(rules.to_dict(), indent=2) + "\n"
-    else:
-        raise RuleError(f"{clean_text(str(path))}: rule files must end in .toml or .json")
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise RuleError(f"{clean_text(str(path))}: cannot write rule file ({exc.strerror or exc})") from None
-    return path
+    return _write_data_file(path, "rule", RuleError, toml=lambda: rules_toml(rules, comment), data=rules.to_dict)
 
 
 def read_rules(path: str | Path) -> Rules:
