@@ -186,3 +186,16 @@ def test_no_jump_squares_hold_neither_a_start_nor_an_end():
         jumps = found.board.jumps
         assert not (never & set(jumps)), jumps
         assert not (never & set(jumps.values())), jumps
+
+
+def test_jump_lengths_stay_within_both_limits():
+    """Short limits on both kinds of jump and a target far out of reach (a short game: long ladders
+    would help): the search's stretches and slides would soon pass a limit it did not check (checked
+    on every board kept)."""
+    cons = snl.Constraints(min_ladder_length=2, max_ladder_length=4, min_snake_length=2, max_snake_length=4)
+    res = snl.design(snl.Target(mean=5), ladders=6, snakes=6, constraints=cons, rng=6, budget=640, keep=8)
+    assert res.boards
+    for found in res.boards:
+        b = found.board
+        assert all(2 <= e - s <= 4 for s, e in b.ladders.items()), b.ladders
+        assert all(2 <= s - e <= 4 for s, e in b.snakes.items()), b.snakes

@@ -353,3 +353,19 @@ def test_close_writes_what_is_queued(tmp_path):
     store.close()
     holder.join()
     assert GameStore(path).count() == 1
+
+
+def test_a_chained_jump_counts_its_middle_square_as_landed_on():
+    """Board(20, {3: 12, 12: 17}, chain=True): a token landing on 3 climbs to 12 and on to 17 in the same
+    roll, landing on 3 and on 12 (the model counts both); fair games pass, and the landings of one such
+    turn are read off the log as 3 and 12."""
+    from snlmarkov.checks.stored import _landed
+    from snlmarkov.game.events import Ladder, Move, Roll
+
+    chained = Board(20, {3: 12, 12: 17, 15: 6}, chain=True)
+    turn = [Roll(seat=0, turn=0, value=3), Move(seat=0, turn=0, start=0, end=3)]
+    turn += [Ladder(seat=0, turn=0, start=3, end=12), Ladder(seat=0, turn=0, start=12, end=17)]
+    assert _landed(turn) == [3, 12]
+    recs = [Game(chained, Rules(), players=3, mode="last_one_standing", rng=[7, i]).play() for i in range(250)]
+    report = check_stored(recs, alpha=ALPHA)
+    assert report.passed, str(report)

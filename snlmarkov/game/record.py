@@ -192,7 +192,9 @@ class GameRecord:
         turn. Only a signature makes it believable (see :meth:`signed`).
     signature : str, default ""
         The server's HMAC-SHA256 of the record (64 hex digits; empty when not
-        signed). Not compared by ``==``.
+        signed). Neither this nor ``online`` is compared by ``==``, which
+        compares the games (where a record came from is for
+        :func:`~snlmarkov.verify_game` to judge).
 
     Raises
     ------
@@ -220,7 +222,7 @@ class GameRecord:
     positions: tuple[int, ...]
     finishing_order: tuple[int, ...]
     start: GameState | None = field(default=None, repr=False)
-    online: bool = field(default=False, repr=False)
+    online: bool = field(default=False, repr=False, compare=False)
     signature: str = field(default="", repr=False, compare=False)
     _turns: tuple[TurnSummary, ...] = field(init=False, repr=False, compare=False)
 
