@@ -186,3 +186,13 @@ def test_sweep_and_design_read_the_die() -> None:
 
 def test_die_help_names_the_rules_page() -> None:
     assert "docs/rules.md" in DIE_HELP and "top value" in DIE_HELP
+
+
+def test_simulate_draws_from_the_die(capsys: pytest.CaptureFixture) -> None:
+    """The simulator's games against the exact chain for the same die (the cross-check's own verdict)."""
+    status, out, err = run(capsys, "simulate", "--die", "cowries:4", "--games", "20000", "--seed", "1", "--no-progress")
+    assert status == 0, err
+    exact = float(snl.exact_expected_turns(Board.builtin(), Rules(die=Die.cowries(4))))
+    row = next(line for line in out.splitlines() if line.startswith("mean turns"))
+    assert float(row.split()[3]) == pytest.approx(exact, abs=5e-5)
+    assert "cross-check: PASSED" in out

@@ -21,7 +21,7 @@ from snlmarkov.web.protocol import ProtocolError  # noqa: E402
 from snlmarkov.web.rooms import MAX_DIE_TEXT, ROOM_DICE, rules_fields, rules_from_data  # noqa: E402
 
 RED, BLUE = "#e53935", "#1e88e5"
-PLAIN = {"bonus_on_six": False, "max_sixes": None}
+PLAIN = {"bonus_on_six": False, "max_sixes": None, "finish": "none"}  # every named die can finish the jungle board
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_the_form_offers_named_dice_and_a_custom_one(server):
     die = fields["die"]
     assert die["kind"] == "die" and die["default"] == "d6" and die["max_length"] == MAX_DIE_TEXT
     labels = " ".join(c["label"] for c in die["choices"])
-    for word in ("1-6", "1-4", "1-8", "Two dice summed", "Spinner", "Efron's die A", "Efron's die D", "cowrie"):
+    for word in ("1-6", "1-4", "1-8", "Two dice summed", "Spinner", "Efron's die C", "Efron's die D", "cowrie"):
         assert word in labels, word
     for choice in die["choices"]:  # each choice's spec is the canonical text form the room state speaks
         assert (
@@ -102,21 +102,24 @@ def test_the_host_changes_the_die_in_the_lobby(server):
         ({"die": "d20"}, "bad_rules", "a room's die shows at most 12 values"),
         ({"die": "cowries:4:1000"}, "bad_rules", "each at most 100"),
         ({"die": "efron-b"}, "bad_rules", "single value"),  # the app rules redeal after the cap
+        ({"die": "efron-a"}, "bad_rules", "the finish 100 cannot be reached"),  # moves of 0 and 4 only
+        ({"die": "efron-c", "board": "tiny"}, "bad_rules", "the finish 25 cannot be reached"),  # 2 and 6 only
         ({"die": ["d6"]}, "bad_field", "rule values are"),
         ({"die": "2d6", "faces": 4}, "bad_rules", "give the die once"),
     ],
 )
-def test_a_bad_die_is_refused_naming_it(server, rules, code, message):
-    status, data = http(
-        server.base,
-        "/api/rooms",
-        {"kind": "online", "seats": [{"name": "Host", "colour": RED, "ai": False}], "rules": rules},
-    )
+@pytest.mark.parametrize("kind", ["online", "local"])
+def test_a_bad_die_is_refused_naming_it(server, rules, code, message, kind):
+    rules = dict(rules)
+    board = rules.pop("board", "jungle")
+    seats = [{"name": "Host", "colour": RED, "ai": False}, {"name": "Bot", "colour": BLUE, "ai": True}]
+    body = {"kind": kind, "seats": seats[: 1 if kind == "online" else 2], "rules": rules, "board": board}
+    status, data = http(server.base, "/api/rooms", body)
     assert status == 400 and data["error"] == code and message in data["message"], data
     assert len(data["message"]) <= 300
 
 
-@pytest.mark.parametrize("text", ["d4"])  # a loaded die too once the engine draws from any die (play kernel)
+@pytest.mark.parametrize("text", ["d4", "cowries:4", "efron-d", "weights:1=1,2=1,6=4"])
 def test_a_local_room_plays_with_its_die(server, text):
     die = Die.parse(text)
     room = create_room(

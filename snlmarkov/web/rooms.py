@@ -41,6 +41,7 @@ from ..errors import SnlError
 from ..game.engine import Game
 from ..game.events import Event
 from ..game.seats import Seat
+from ..reach import check_winnable
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
 from .limits import ServerLimits, client_key
 from .odds import LiveOdds, OddsSolver
@@ -58,15 +59,15 @@ MAX_FACES = 12
 MAX_ROOM_MOVE = 100
 #: the longest custom die text (Die.parse's forms) a room takes
 MAX_DIE_TEXT = 120
-#: the dice the house-rules form offers by name: (text form, label); any other text form is a custom die
+#: the dice the house-rules form offers by name: (text form, label); any other text form is a custom die.
+#: Efron's dice A (0,0,4,4,4,4) and B (3,3,3,3,3,3) leave squares of the built-in boards from which the
+#: finish cannot be reached, so a room refuses them there: they are left to the custom form.
 ROOM_DICE = (
     ("d6", "Fair die 1-6"),
     ("d4", "Fair die 1-4"),
     ("d8", "Fair die 1-8"),
     ("2d6", "Two dice summed, 2-12"),
     ("spinner:10", "Spinner 1-10"),
-    ("efron-a", "Efron's die A: 0,0,4,4,4,4"),
-    ("efron-b", "Efron's die B: 3,3,3,3,3,3"),
     ("efron-c", "Efron's die C: 2,2,2,2,6,6"),
     ("efron-d", "Efron's die D: 1,1,1,5,5,5"),
     ("cowries:4", "Four cowrie shells (none up scores 8)"),
@@ -136,7 +137,7 @@ def rules_from_data(data: Any, board: Board) -> Rules:
             raise ProtocolError("rule value too long", "bad_field")
     try:
         rules = Rules().replace(**dict(data))
-        rules.check_board(board)
+        _check_playable(rules, board)
     except (SnlError, TypeError) as exc:
         raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
     die = rules.die
@@ -147,6 +148,12 @@ def rules_from_data(data: Any, board: Board) -> Rules:
             "bad_rules",
         )
     return rules
+
+
+def _check_playable(rules: Rules, board: Board) -> None:
+    """:meth:`Rules.check_board`, and the board can be finished with this die (a die may leave squares stuck)."""
+    rules.check_board(board)
+    check_winnable(board, rules, rules.bump)
 
 
 @dataclass
@@ -386,7 +393,7 @@ class Room:
         board = self.manager.boards[board_name]
         rules = rules_from_data(f["rules"], board) if "rules" in f else self.rules
         try:
-            rules.check_board(board)
+            _check_playable(rules, board)
         except SnlError as exc:
             raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
         self.board_name, self.board, self.rules = board_name, board, rules
