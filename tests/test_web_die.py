@@ -26,7 +26,9 @@ PLAIN = {"bonus_on_six": False, "max_sixes": None, "finish": "none"}  # every na
 
 @pytest.fixture(scope="module")
 def server():
-    roomy = ServerLimits(room_rate=1000, room_burst=1000, rooms_per_address=1000)  # one address makes every room
+    roomy = ServerLimits(  # one address makes every room and rolls fast
+        message_rate=5000, message_burst=5000, room_rate=1000, room_burst=1000, rooms_per_address=1000
+    )
     app = create_app(boards={"jungle": Board.builtin(), "tiny": Board(25, {3: 11, 17: 4})}, ai_delay=0.01, limits=roomy)
     srv = ServerThread(app).start()
     yield srv
