@@ -1,6 +1,6 @@
 """Rule sets: which house rules are in play.
 
-:class:`Rules` holds the toggles of ``RULES.md`` under the same names. It is
+:class:`Rules` holds the toggles of ``docs/rules.md`` under the same names. It is
 immutable and validated on construction; :meth:`Rules.preset` gives the three
 named rule sets.
 """
@@ -29,7 +29,7 @@ MODES = ("classic", "last_one_standing")
 
 @dataclass(frozen=True)
 class Rules:
-    """A rule set for one game (see ``RULES.md`` for what each rule means).
+    """A rule set for one game (see ``docs/rules.md`` for what each rule means).
 
     Parameters
     ----------
@@ -198,7 +198,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-#: The named rule sets of ``RULES.md``.
+#: The named rule sets of ``docs/rules.md``.
 PRESETS: Mapping[str, Mapping[str, Any]] = types.MappingProxyType(
     {
         "app": types.MappingProxyType({}),

@@ -1,4 +1,4 @@
-"""The playable game: seats, turns and rolls, following ``RULES.md`` step by step.
+"""The playable game: seats, turns and rolls, following ``docs/rules.md`` step by step.
 
 :class:`Game` only throws a die (a seeded generator or a scripted list of
 rolls) and applies the rules roll by roll; it shares no probability code with
@@ -106,7 +106,7 @@ class Game:
 
     Notes
     -----
-    A turn follows ``RULES.md`` with the project's readings: the entering six
+    A turn follows ``docs/rules.md`` with the project's readings: the entering six
     (six to start) is a roll and counts towards the cap; a roll that reaches
     the finish, or overshoots it under ``stay``, ends the turn even on a six;
     ``forfeit`` sends the token back to where the turn began (voiding an entry

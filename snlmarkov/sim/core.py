@@ -1,7 +1,7 @@
 """Fast Monte Carlo simulation of Snakes & Ladders games.
 
 :func:`simulate` plays many games at once with numpy, rolling real dice and
-applying the rules of ``RULES.md`` step by step; it shares no code with the
+applying the rules of ``docs/rules.md`` step by step; it shares no code with the
 transition matrices, so comparing the two (:mod:`snlmarkov.checks.crosschecking`) tests
 both.
 

@@ -11,7 +11,7 @@ possible sequence, so given the digits before it each digit is uniform:
 drawing one code *is* rolling those dice.
 
 A :class:`StepTable` holds, for every state and every code, what the rules of
-``RULES.md`` do with those rolls: the state after the step, the turns it
+``docs/rules.md`` do with those rolls: the state after the step, the turns it
 completed, the rolls it threw and the squares it landed on. It is built by
 applying the rules to all (state, code) pairs at once, roll by roll; no
 transition probability is computed anywhere.
