@@ -42,7 +42,7 @@ def test_package_data_covers_every_file_the_package_holds_beside_its_modules():
 def test_the_version_has_one_source():
     project = PYPROJECT["project"]
     assert "version" not in project and "version" in project["dynamic"]
-    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "snlmarkov.__version__"}
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "snlmarkov._version.__version__"}
 
 
 def test_version_prints_the_installed_version(capsys):

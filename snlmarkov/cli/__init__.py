@@ -37,7 +37,7 @@ def _version() -> str:
     """
     from importlib import metadata
 
-    from .. import __version__
+    from .._version import __version__
 
     try:
         installed = metadata.version("snlmarkov")
