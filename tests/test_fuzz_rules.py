@@ -17,11 +17,12 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from _fuzz import fuzz, hostile_number, hostile_text, hostile_value, time_limit
+import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
 import snlmarkov as snl
-from snlmarkov import Board, LimitError, RuleError, Rules, SnlError, UnwinnableBoardError
+from snlmarkov import Board, Die, LimitError, RuleError, Rules, SnlError, UnwinnableBoardError
 from snlmarkov.limits import MAX_FACES, limit
 
 
@@ -43,10 +44,30 @@ def _is_bool(value: Any) -> bool:
 
 class Field(NamedTuple):
     good: st.SearchStrategy  # values a player would choose (small dice, so the models stay quick)
-    valid: Callable[[Any], bool]  # what docs/rules.md and docs/limits.md accept
+    valid: Callable[[Any], bool | None]  # what docs/rules.md accepts (None: this oracle cannot say)
+    names: tuple[str, ...] = ()  # other words a refusal of this field may name it by
 
 
-#: Every field of Rules: its good values and its validity test (docs/rules.md, docs/limits.md).
+def _valid_die(value: Any) -> bool | None:
+    if isinstance(value, Die):
+        return True
+    if _is_int(value):
+        return 2 <= value <= MAX_FACES
+    if isinstance(value, str):
+        return True if value in GOOD_DIE_TEXT else None  # any other text: built or refused, naming the die
+    return False
+
+
+GOOD_DIE_TEXT = ("d4", "6", "2d6", "spinner:5", "faces:2,2,2,2,6,6", "weights:1=1,2=1,6=4", "cowries:4")
+small_die = st.one_of(
+    st.builds(Die, st.integers(2, 12)),
+    st.integers(2, 12),
+    st.sampled_from(GOOD_DIE_TEXT),
+    # dice of two or more values from 1 up (a 0 or a single value: test_dice_with_a_zero_or_one_value below)
+    st.builds(Die.faces, st.lists(st.integers(1, 8), min_size=2, max_size=6).filter(lambda f: len(set(f)) > 1)),
+)
+
+#: Every field of Rules (and the ``faces`` keyword): its good values and its validity test (docs/rules.md).
 RULE_FIELDS: dict[str, Field] = {
     "finish": Field(st.sampled_from(["stay", "bounce", "none"]), _one_of("stay", "bounce", "none")),
     "bonus_on_six": Field(st.booleans(), _is_bool),
@@ -55,13 +76,36 @@ RULE_FIELDS: dict[str, Field] = {
     "start_on_six": Field(st.booleans(), _is_bool),
     "bump": Field(st.booleans(), _is_bool),
     "bump_to": Field(st.integers(1, 40), _int_in(1, limit("board_size"))),
+    "die": Field(small_die, _valid_die, names=("faces",)),  # Die(n) refuses n naming its faces
     "faces": Field(st.integers(2, 12), _int_in(2, MAX_FACES)),
     "jump_after_bounce": Field(st.booleans(), _is_bool),
 }
 
-#: Half the keyword sets hold only good values (they must build), half may hold hostile ones.
+
+#: The fields of the combinations refused below.
+CONFLICTING = {"die", "faces", "bonus_on_six", "max_sixes", "on_cap", "start_on_six"}
+
+
+def _conflicts(kwargs: dict[str, Any]) -> set[str]:
+    """Fields valid alone that docs/rules.md refuses together (those of CONFLICTING in kwargs are valid)."""
+    die = Die.coerce(kwargs.get("die", Die()))
+    out: set[str] = set()
+    if "faces" in kwargs and die not in (Die(), Die(kwargs["faces"])):
+        out |= {"faces", "die"}  # the die given twice, two different ways
+    if "faces" in kwargs:
+        die = Die(kwargs["faces"])
+    bonus, cap = kwargs.get("bonus_on_six", True), kwargs.get("max_sixes", 2)
+    if len(die.values) == 1 and bonus and cap is None:  # every roll a "six": a turn never ends
+        out |= {"die", "bonus_on_six", "max_sixes"}
+    if len(die.values) == 1 and cap is not None and kwargs.get("on_cap", "redeal") == "redeal":
+        if bonus or kwargs.get("start_on_six", False):  # nothing to redeal from
+            out |= {"die", "max_sixes", "on_cap"}
+    return out
+
+
+#: Half the keyword sets hold only good values (no ``faces`` beside ``die``), half may hold hostile ones.
 rule_kwargs = st.one_of(
-    st.fixed_dictionaries({}, optional={name: f.good for name, f in RULE_FIELDS.items()}),
+    st.fixed_dictionaries({}, optional={name: f.good for name, f in RULE_FIELDS.items() if name != "faces"}),
     st.fixed_dictionaries({}, optional={name: st.one_of(f.good, hostile_value) for name, f in RULE_FIELDS.items()}),
 )
 
@@ -91,16 +135,16 @@ def _named_fields(message: str) -> set[str]:
 
 
 def test_every_rule_field_is_fuzzed():
-    assert set(RULE_FIELDS) == set(Rules.__dataclass_fields__)
+    assert set(RULE_FIELDS) == set(Rules.__dataclass_fields__)  # the faces keyword (an InitVar) too
 
 
 def _finishable(board: Board, rules: Rules, bump_between_players: bool) -> bool:
     """Whether every square a token can reach can still reach the finish (docs/rules.md, one roll at a time).
 
-    Bonus rolls, caps and forfeits only repeat rolls a first roll of a turn can make; a restart and a bump
-    add a way back to square 0 and to ``bump_to``.
+    Bonus rolls, caps and forfeits only repeat rolls a first roll of a turn can make; a restart leads back
+    to square 0, which cannot change the verdict (0 is reached first); a bump leads to ``bump_to``.
     """
-    n, faces = board.size, rules.faces
+    n, values = board.size, rules.die.values
     jumps = dict(board.jumps)
 
     def land(square: int) -> int:
@@ -114,9 +158,11 @@ def _finishable(board: Board, rules: Rules, bump_between_players: bool) -> bool:
 
     def after(square: int) -> set[int]:
         out = set()
-        for roll in range(1, faces + 1):
+        for roll in values:
             t = square + roll
-            if t == n or (t > n and rules.finish == "none"):
+            if roll == 0:  # a move that does not move the token: no landing
+                out.add(square)
+            elif t == n or (t > n and rules.finish == "none"):
                 out.add(n)
             elif t > n and rules.finish == "stay":
                 out.add(square)
@@ -125,8 +171,6 @@ def _finishable(board: Board, rules: Rules, bump_between_players: bool) -> bool:
                 out.add(land(back) if rules.jump_after_bounce else back)
             else:
                 out.add(land(t))
-        if rules.on_cap == "restart" and rules.max_sixes is not None and rules.bonus_on_six:
-            out.add(0)
         if bump_between_players and 1 <= square <= n - 1:
             out.add(rules.bump_to)
         return out
@@ -158,39 +202,72 @@ def test_the_oracles_see_a_stuck_board_and_a_misnamed_field():
     assert _named_fields("bump_to must be an integer >= 1") == {"bump_to"}
 
 
+_MODELS: dict[str, Callable[[Board, Rules], object]] = {
+    "analyze": lambda board, rules: snl.analyze(board, rules).length.mean(),
+    "roll_model": lambda board, rules: snl.roll_model(board, rules),
+    "simulate": lambda board, rules: snl.simulate(board, rules, 50, players=2, rng=1),
+    "game": lambda board, rules: snl.Game(board, rules, players=2, rng=1).play(max_turns=5000),
+    "race": lambda board, rules: snl.race(board, rules, players=2, method="monte_carlo", games=50, rng=1),
+}
+
+
+@pytest.mark.parametrize(
+    ("die", "changes", "model"),
+    [
+        pytest.param(Die.faces(0, 2), {}, "game", id="redeal-die-of-0-game"),
+        pytest.param(Die.faces(1), {"bonus_on_six": False}, "roll_model", id="one-value-roll-model"),
+        pytest.param(Die.faces(0, 1), {}, "simulate", id="zero-and-one-simulate"),
+        pytest.param(Die.faces(0, 1), {}, "race", id="zero-and-one-race"),
+    ],
+)
+@pytest.mark.xfail(strict=True, reason="found by this fuzz: valid rules with such a die fail (see the notes)")
+def test_dice_with_a_zero_or_one_value(die, changes, model):
+    """Valid rules the fuzz above leaves out for now: each model must give a result on Board(2).
+
+    Today: the engine redeals a 1 the die (0, 2) cannot show (GameError), the roll matrix of a one-valued
+    die without bonus has an empty row (ModelError), the simulator raises numpy's ValueError for (0, 1).
+    """
+    rules = Rules(die=die).replace(**changes)
+    _MODELS[model](Board(2), rules)
+
+
 @fuzz(3)
 @given(kwargs=rule_kwargs, board=small_board)
 def test_rules_then_every_model(kwargs, board):
-    invalid = {name for name, value in kwargs.items() if not RULE_FIELDS[name].valid(value)}
+    verdicts = {name: RULE_FIELDS[name].valid(value) for name, value in kwargs.items()}
+    invalid = {name for name, ok in verdicts.items() if ok is False}
+    unsure = {name for name, ok in verdicts.items() if ok is None}
+    conflicts = _conflicts(kwargs) if not (invalid | unsure) & CONFLICTING else set()
+    culprits = invalid | unsure | conflicts
+    allowed = culprits | {alias for name in culprits for alias in RULE_FIELDS[name].names}
     with time_limit(20):
-        if invalid:
-            try:
-                Rules(**kwargs)
-            except RuleError as exc:
-                named = _named_fields(str(exc))
-                assert named and named <= invalid, (str(exc), invalid)
-                event("rules refused")
-                return
-            raise AssertionError(f"Rules(**{kwargs!r}) accepted invalid {sorted(invalid)}")
-        rules = Rules(**kwargs)
+        try:
+            rules = Rules(**kwargs)
+        except RuleError as exc:
+            named = _named_fields(str(exc))
+            assert culprits, f"Rules(**{kwargs!r}) refused valid fields: {exc}"
+            assert named and named <= allowed, (str(exc), culprits)
+            event("rules refused")
+            return
+        assert not invalid and not conflicts, f"Rules(**{kwargs!r}) accepted {sorted(invalid | conflicts)}"
         for name, value in kwargs.items():
-            assert getattr(rules, name) == value and type(getattr(rules, name)) is type(value), name
+            if name == "die":
+                want = value if isinstance(value, Die) else Die(value) if _is_int(value) else rules.die
+                assert rules.die == want
+            elif name == "faces":
+                assert rules.die == Die(value) and rules.faces == value
+            else:
+                assert getattr(rules, name) == value and type(getattr(rules, name)) is type(value), name
         refusal = None  # the field docs/rules.md forbids on this board, if any
-        if rules.finish == "bounce" and board.size < rules.faces:
+        if rules.finish == "bounce" and board.size < rules.die.top:
             refusal = "finish"
         elif not 1 <= rules.bump_to <= board.size - 1:
             refusal = "bump_to"
-        small = rules.faces <= 12 and (rules.max_sixes is None or rules.max_sixes <= 12)
-        works: list[tuple[bool, Callable[[], object]]] = [  # (bump between players, the work)
-            (False, lambda: snl.analyze(board, rules).length.mean()),
-            (False, lambda: snl.roll_model(board, rules)),
-            (True, lambda: snl.simulate(board, rules, 50, players=2, rng=1)),
-            (True, lambda: snl.Game(board, rules, players=2, rng=1).play(max_turns=5000)),
-            (True, lambda: snl.race(board, rules, players=2, method="monte_carlo", games=50, rng=1)),
-        ]
-        for players_bump, work in works:
+        small = rules.die.top <= 12 and (rules.max_sixes is None or rules.max_sixes <= 12)
+        for name, work in _MODELS.items():
+            players_bump = name in ("simulate", "game", "race")  # two tokens: the bump can act
             try:
-                work()
+                work(board, rules)
             except RuleError as exc:
                 assert refusal is not None and refusal in _named_fields(str(exc)), (str(exc), refusal)
                 event(f"refused for {refusal}")
