@@ -34,6 +34,7 @@ TIME_LIMIT = 900
 
 # fast, direct tests first: pytest -x stops at the first failure
 MODEL = ["tests/test_mutation_kills.py", "tests/test_distribution.py", "tests/test_analysis.py", "tests/test_model.py"]
+KERNEL = ["tests/test_dice_exact.py", "tests/test_model.py", "tests/test_design_batch.py", "tests/test_game.py"]
 MODEL_ALL = MODEL + ["tests/test_properties.py", "tests/test_hostile_inputs.py"]
 ENGINE = ["tests/test_game.py", "tests/test_verify.py", "tests/test_record.py", "tests/test_mutation_kills.py"]
 SIM = ["tests/test_mutation_kills.py", "tests/test_simulate.py", "tests/test_crosscheck.py"]
@@ -59,12 +60,30 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "np.subtract(2 * n_sq - 1, t, out=t, where=over)",
         MODEL,
     ),
-    ("model", "chain/mechanics.py", "prob[redeal, : f - 1] = 1.0 / (f - 1)", "prob[redeal, : f - 1] = 1.0 / f", MODEL),
-    ("model", "chain/mechanics.py", "prob[redeal, f - 1] = 0.0", "prob[redeal, f - 1] = 1.0 / f", MODEL),
+    # the exact kernel and dice of any shape
+    ("kernel", "chain/mechanics.py", "prob[redeal] = cols.capped", "prob[redeal] = cols.probs", KERNEL),
+    ("kernel", "chain/mechanics.py", "capped[:-1] = die.without_top().probs", "capped[:-1] = die.probs[:-1]", KERNEL),
+    ("kernel", "chain/mechanics.py", "        square[:, 0] = cur\n", "        square[:, 0] = square[:, 0]\n", KERNEL),
+    ("kernel", "chain/mechanics.py", "    while p**depth >= bound:", "    while p**depth >= 100 * bound:", KERNEL),
+    (
+        "kernel",
+        "chain/exact.py",
+        'exact_slot_probs(rules.die, bool(s.capped[0]) and rules.on_cap == "redeal")',
+        "exact_slot_probs(rules.die, False)",
+        KERNEL,
+    ),
+    (
+        "kernel",
+        "search/batch.py",
+        "        go_on = s.cont[:, -1]",
+        "        go_on = s.cont[:, -1] & (level < 1)",
+        KERNEL,
+    ),
+    ("kernel", "reach.py", "    stays |= values == 0", "    stays |= values < 0", KERNEL),
     (
         "model",
         "chain/mechanics.py",
-        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped",
+        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] < n_sq) & ~capped",
         "cont[:, f - 1] = ~stay[:, f - 1] & ~capped",
         MODEL,
     ),

@@ -199,9 +199,13 @@ def test_the_fast_path_is_what_the_kernel_batches(monkeypatch):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"die": snl.Die.faces(3, 3, 3), "max_sixes": None}, "never ends"),
-        ({"die": snl.Die.faces(3, 3, 3)}, "nothing to be redealt"),
-        ({"die": snl.Die.faces(3, 3, 3), "bonus_on_six": False, "start_on_six": True}, "nothing to be redealt"),
+        ({"die": snl.Die.faces(3, 3, 3), "max_sixes": None}, "every roll is a six"),
+        ({"die": snl.Die.faces(3, 3, 3), "on_cap": "forfeit"}, "every roll is a six"),
+        ({"die": snl.Die.faces(3, 3, 3)}, "every roll is a six"),
+        (
+            {"die": snl.Die.faces(3, 3, 3), "bonus_on_six": False, "start_on_six": True, "max_sixes": 1},
+            "nothing to be redealt",
+        ),
         ({"die": snl.Die(4), "faces": 6}, "give the die once"),
         ({"die": "spinner:1"}, "spinner"),
         ({"die": 3.5}, "die must be"),
@@ -216,8 +220,8 @@ def test_a_single_valued_die_is_valid_where_it_can_be_rolled():
     die = snl.Die.faces(3, 3, 3, 3, 3, 3)  # Efron's B
     for rules in (
         snl.Rules.preset("plain").replace(die=die),
-        snl.Rules(die=die, on_cap="forfeit"),
-        snl.Rules(die=die, on_cap="restart", finish="none"),
+        snl.Rules(die=die, bonus_on_six=False, start_on_six=True),  # enters, then moves 3 a turn
+        snl.Rules(die=die, bonus_on_six=False, on_cap="restart", finish="none"),
     ):
         assert rules.die == die
     # plain rules on a board whose squares 3, 6, 9 lead to the finish 9: three turns
@@ -234,3 +238,20 @@ def test_rules_faces_is_the_fair_die_only():
     assert snl.Rules().replace(faces=8).die == snl.Die(8)
     with pytest.raises(snl.RuleError, match="rules.die"):
         _ = snl.Rules(die="2d6").faces
+
+
+def test_a_zero_move_takes_no_jump_in_the_winnability_check():
+    """A bounce leaves the token on 11 (a ladder's foot) without climbing; a 0 there must not climb either.
+
+    Moves of 3 from 0 reach 12; from 12 a 3 bounces to 11 and from 11 back to 12, so the finish is
+    out of reach. A check that let the 0 move take the ladder 11 -> 13 would call the board
+    winnable. The exact chain agrees.
+    """
+    from snlmarkov.reach import check_winnable
+
+    board = snl.Board(13, {10: 9, 11: 13})
+    rules = snl.Rules.preset("plain").replace(finish="bounce", jump_after_bounce=False, die=snl.Die.faces(0, 3, 3))
+    with pytest.raises(snl.UnwinnableBoardError):
+        check_winnable.__wrapped__(board, rules)
+    with pytest.raises(snl.UnwinnableBoardError):
+        snl.turn_model(board, rules)
