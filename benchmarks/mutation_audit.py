@@ -705,6 +705,68 @@ MUTANTS += [
 ]
 
 
+_WA, _WAPI = "test_web_abuse.py", "test_web_api.py"
+#: the web server under hostile clients (protocol, rooms, odds pool, guard, serving)
+MUTANTS += [
+    (
+        "web",
+        "web/protocol.py",
+        '    size = len(text.encode("utf-8", "surrogatepass"))',
+        "    size = len(text)",
+        _named(_WAPI, "test_refused_messages_change_nothing"),
+    ),
+    (
+        "web",
+        "web/protocol.py",
+        "        if depth > MAX_DEPTH:",
+        "        if False:",
+        _named(_WAPI, "test_refused_messages_change_nothing"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        '(self.kind == "online" and seat == 0 and self._is_host(secret))',
+        '(self.kind == "online" and self._is_host(secret))',
+        _named(_WA, "test_host_secret_rolls_only_for_the_host_seat"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        "                    stored = await room.abandon()",
+        "                    stored = True",
+        _named(_WA, "test_the_reaper_stores_a_game_before_dropping_its_room"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        "        if not self._anyone_racing():",
+        "        if False:",
+        _named(_WA, "test_nobody_racing_present_pauses_the_game"),
+    ),
+    (
+        "web",
+        "web/odds.py",
+        "            if key in self._inflight:\n                return self._inflight[key]\n",
+        "",
+        _named(_WA, "test_odds_solves_are_shared_bounded_and_kept_within_their_memory"),
+    ),
+    (
+        "web",
+        "web/guard.py",
+        '        if origin is not None and (scope["type"] == "websocket" or method not in _SAFE_METHODS):',
+        "        if False:",
+        _named(_WA, "test_host_origin_and_content_type"),
+    ),
+    (
+        "web",
+        "web/serving.py",
+        "        super().connection_made(transport)\n        self._arm_header_timer()",
+        "        super().connection_made(transport)",
+        _named(_WA, "test_slow_and_silent_sockets_are_closed_and_capped"),
+    ),
+]
+
+
 def _copy(dest: Path) -> None:
     for name in ("snlmarkov", "tests", "benchmarks"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".pydtmc-venv"))

@@ -49,7 +49,9 @@ def board_arg(board: Any, what: str = "board") -> Board:
     if board is None:
         return Board.builtin()
     if not isinstance(board, Board):
-        hint = f" (Board.builtin({board!r}) reads a built-in board)" if isinstance(board, str) and len(board) < 40 else ""
+        hint = (
+            f" (Board.builtin({board!r}) reads a built-in board)" if isinstance(board, str) and len(board) < 40 else ""
+        )
         raise BoardError(f"{what} must be a Board; got {type(board).__name__}{hint}")
     return board
 
