@@ -59,12 +59,24 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "np.subtract(2 * n_sq - 1, t, out=t, where=over)",
         MODEL,
     ),
-    ("model", "chain/mechanics.py", "prob[redeal, : f - 1] = 1.0 / (f - 1)", "prob[redeal, : f - 1] = 1.0 / f", MODEL),
-    ("model", "chain/mechanics.py", "prob[redeal, f - 1] = 0.0", "prob[redeal, f - 1] = 1.0 / f", MODEL),
     (
         "model",
         "chain/mechanics.py",
-        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped",
+        "prob[redeal] = cols.capped  # the die without its top value, renormalised",
+        "prob[redeal] = cols.probs",
+        MODEL,
+    ),
+    (
+        "model",
+        "chain/mechanics.py",
+        "    return die.without_top().pmf + (Fraction(0),)",
+        "    return die.pmf",
+        MODEL_ALL,
+    ),
+    (
+        "model",
+        "chain/mechanics.py",
+        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] < n_sq) & ~capped",
         "cont[:, f - 1] = ~stay[:, f - 1] & ~capped",
         MODEL,
     ),
@@ -95,9 +107,9 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "model",
         "chain/exact.py",
-        'share = Fraction(1, f - 1) if capped and rules.on_cap == "redeal" else Fraction(1, f)',
-        "share = Fraction(1, f)",
-        MODEL,
+        'probs = exact_slot_probs(rules.die, bool(s.capped[0]) and rules.on_cap == "redeal")',
+        "probs = exact_slot_probs(rules.die, False)",
+        MODEL_ALL,
     ),
     (
         "model",
@@ -155,8 +167,8 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "engine",
         "game/engine.py",
-        "top = self._rules.faces - 1 if redeal else self._rules.faces",
-        "top = self._rules.faces",
+        "top = self._rules.die.top - 1 if redeal else self._rules.die.top",
+        "top = self._rules.die.top",
         ENGINE,
     ),
     # ---- the simulator
