@@ -34,6 +34,7 @@ TIME_LIMIT = 900
 
 # fast, direct tests first: pytest -x stops at the first failure
 MODEL = ["tests/test_mutation_kills.py", "tests/test_distribution.py", "tests/test_analysis.py", "tests/test_model.py"]
+KERNEL = ["tests/test_dice_exact.py", "tests/test_model.py", "tests/test_design_batch.py", "tests/test_game.py"]
 MODEL_ALL = MODEL + ["tests/test_properties.py", "tests/test_hostile_inputs.py"]
 ENGINE = ["tests/test_game.py", "tests/test_verify.py", "tests/test_record.py", "tests/test_mutation_kills.py"]
 SIM = ["tests/test_mutation_kills.py", "tests/test_simulate.py", "tests/test_crosscheck.py"]
@@ -59,13 +60,26 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "np.subtract(2 * n_sq - 1, t, out=t, where=over)",
         MODEL,
     ),
+    # the exact kernel and dice of any shape
+    ("kernel", "chain/mechanics.py", "prob[redeal] = cols.capped", "prob[redeal] = cols.probs", KERNEL),
+    ("kernel", "chain/mechanics.py", "capped[:-1] = die.without_top().probs", "capped[:-1] = die.probs[:-1]", KERNEL),
+    ("kernel", "chain/mechanics.py", "        square[:, 0] = cur\n", "        square[:, 0] = square[:, 0]\n", KERNEL),
+    ("kernel", "chain/mechanics.py", "    while p**depth >= bound:", "    while p**depth >= 100 * bound:", KERNEL),
     (
-        "model",
-        "chain/mechanics.py",
-        "prob[redeal] = cols.capped  # the die without its top value, renormalised",
-        "prob[redeal] = cols.probs",
-        MODEL,
+        "kernel",
+        "chain/exact.py",
+        'exact_slot_probs(rules.die, bool(s.capped[0]) and rules.on_cap == "redeal")',
+        "exact_slot_probs(rules.die, False)",
+        KERNEL,
     ),
+    (
+        "kernel",
+        "search/batch.py",
+        "        go_on = s.cont[:, -1]",
+        "        go_on = s.cont[:, -1] & (level < 1)",
+        KERNEL,
+    ),
+    ("kernel", "reach.py", "    stays |= values == 0", "    stays |= values < 0", KERNEL),
     (
         "model",
         "chain/mechanics.py",
@@ -107,13 +121,6 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "model",
         "chain/exact.py",
-        'probs = exact_slot_probs(rules.die, bool(s.capped[0]) and rules.on_cap == "redeal")',
-        "probs = exact_slot_probs(rules.die, False)",
-        MODEL_ALL,
-    ),
-    (
-        "model",
-        "chain/exact.py",
         "    return x0[m] + sum((c * v for c, v in zip(x0[:m], values)), Fraction(0))",
         "    return float(x0[m] + sum((c * v for c, v in zip(x0[:m], values)), Fraction(0)))",
         MODEL_ALL,
@@ -132,21 +139,27 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "return float(np.dot(self.support + 1, self.probabilities))",
         MODEL,
     ),
-    # ---- the engine
-    ("engine", "game/engine.py", "target = 2 * size - target", "target = 2 * size - target - 1", ENGINE),
+    # ---- the engine (and the play kernel it shares with the simulator)
     (
         "engine",
-        "game/engine.py",
-        "if position == size or not (six and rules.bonus_on_six):",
-        "if position == size or not six:",
+        "playkernel.py",
+        "target = np.where(over, 2 * size - target, target)",
+        "target = np.where(over, 2 * size - target - 1, target)",
         ENGINE,
     ),
-    ("engine", "game/engine.py", "            sixes += six\n", "            sixes += 0\n", ENGINE),
     (
         "engine",
-        "game/engine.py",
-        "events.append(Forfeit(seat=seat, turn=turn, back_to=start))\n                return start",
-        "events.append(Forfeit(seat=seat, turn=turn, back_to=start))\n                return position",
+        "playkernel.py",
+        "bonus = moved & six & rules.bonus_on_six & (after != size)",
+        "bonus = moved & six & rules.bonus_on_six",
+        ENGINE,
+    ),
+    ("engine", "playkernel.py", "sixes=np.where(more, sixes + 1, 0),", "sixes=np.where(more, sixes, 0),", ENGINE),
+    (
+        "engine",
+        "playkernel.py",
+        "after = np.where(forfeit, origin, np.where(restart, 0, after))",
+        "after = np.where(restart, 0, after)",
         ENGINE,
     ),
     (
@@ -167,23 +180,17 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "engine",
         "game/engine.py",
-        "top = self._rules.die.top - 1 if redeal else self._rules.die.top",
-        "top = self._rules.die.top",
+        "value = self._roll(seat, turn, kern.law(capped), sixes=sixes)",
+        "value = self._roll(seat, turn, kern.law(False), sixes=sixes)",
         ENGINE,
     ),
     # ---- the simulator
+    ("sim", "sim/tables.py", "    return rules.max_sixes + 1\n", "    return rules.max_sixes\n", SIM),
     (
         "sim",
-        "sim/tables.py",
-        "target = np.where(over, 2 * size - target, target)",
-        "target = np.where(over, 2 * size - target + 1, target)",
-        SIM,
-    ),
-    (
-        "sim",
-        "sim/tables.py",
-        "goes_on = enter_ok | (lands & six & ~home & rules.bonus_on_six)",
-        "goes_on = enter_ok | (lands & six & rules.bonus_on_six)",
+        "playkernel.py",
+        'acts = moved & ~bounce if rules.finish == "bounce" and not rules.jump_after_bounce else moved',
+        "acts = moved",
         SIM,
     ),
     ("sim", "sim/solo.py", "landings = landings + slow.landings(counts)", "landings = landings", SIM),
