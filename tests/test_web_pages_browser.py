@@ -177,7 +177,7 @@ def test_archive(site, open_browser, width):
 # ------------------------------------------------------------------ a game's page
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("game_id", [1, 2])
-def test_game_page(site, open_browser, width, game_id):
+def test_game_page(site, open_browser, width, game_id, tmp_path):
     record = site.records[game_id]
     states = record.states()
     n = len(record.turns())
@@ -238,6 +238,27 @@ def test_game_page(site, open_browser, width, game_id):
     assert "GameRecord.from_json" in code and f"snl-game-{game_id}.json" in code and "Odds(" in code
     assert overlaps(d, ".notebook-card button, .notebook-card pre") == []
     by_id(d, "notebook-close").click()
+    # the snippet runs, on the downloaded record, and tells the same swings
+    import contextlib
+    import io
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    here = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(tmp_path)
+        (tmp_path / f"snl-game-{game_id}.json").write_text(record.to_json())
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "snippet", "exec"), {})  # noqa: S102 - the page's own text, run as a reader would
+    finally:
+        os.chdir(here)
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+    assert [line for line in out.getvalue().splitlines() if " on turn " in line] == stories
 
 
 def test_game_page_of_a_missing_game(site, open_browser):
@@ -330,8 +351,9 @@ def test_analysis_link_and_rematch(site, open_browser, width):
 
 
 # ------------------------------------------------------------------ the rough edges
-def test_house_rules_form_at_1280(site, open_browser):
-    d = open_browser(1280)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_house_rules_form(site, open_browser, width):
+    d = open_browser(width)
     d.get(site.base + "/?mode=pass")
     wait(lambda: all_css(d, ".rules-grid .rule"), 30, "the rules form")
     parts = (
@@ -339,7 +361,21 @@ def test_house_rules_form_at_1280(site, open_browser):
     )
     assert overlaps(d, parts) == []
     assert overlaps(d, ".rules-grid .rule") == []
-    full_shot(d, "pages-home-rules-1280.png")
+    assert (
+        overlaps(d, "#setup button, #setup input:not([type=radio]):not([type=checkbox]), #setup select, #setup .pill")
+        == []
+    )
+    full_shot(d, f"pages-home-rules-{width}.png")
+    # every seat's token its own label, whatever the names
+    for names, labels in (
+        (["Robot 1", "Robot 2", "Player 1"], ["R1", "R2", "P1"]),
+        (["Ann", "Amy", "Bob"], ["An", "Am", "B"]),
+        (["Ann", "Ann", "A2"], None),  # records may repeat a name
+        (["Mary Jane", "Mark Jones", "M"], None),
+    ):
+        got = d.execute_script("return SNL.tokenLabels(arguments[0].map((name) => ({name})))", names)
+        assert len(set(got)) == len(got) and all(0 < len(t) <= 2 for t in got), (names, got)
+        assert labels is None or got == labels, (names, got)
     room = create_room(site.base, kind="online", seats=[{"name": "Hosty", "colour": "#e53935", "ai": False}])
     d.get(site.base + f"/room/{room['room']}#h={room['host']}")  # the host's lobby: the same form, narrower
     wait(lambda: by_id(d, "host-panel").is_displayed(), 30, "the host's panel")
