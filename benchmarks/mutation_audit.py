@@ -349,11 +349,11 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "files",
         "board.py",
-        "                data = json.loads(text, object_pairs_hook=_no_duplicate_keys)",
-        "                data = json.loads(text)",
+        "            data = json.loads(text, object_pairs_hook=_no_duplicate_keys)",
+        "            data = json.loads(text)",
         FILES,
     ),
-    ("files", "board.py", '        if raw.startswith(b"\\xef\\xbb\\xbf"):', "        if False:", FILES),
+    ("files", "board.py", '    if raw.startswith(b"\\xef\\xbb\\xbf"):', "    if False:", FILES),
     ("files", "limits.py", "    if not stat.S_ISREG(st.st_mode):", "    if stat.S_ISDIR(st.st_mode):", FILES),
     (
         "files",
