@@ -118,7 +118,10 @@ class Rules:
                 raise RuleError(f"{name} must be True or False; got {getattr(self, name)!r}")
         if self.max_sixes is not None and (not _is_int(self.max_sixes) or not 1 <= self.max_sixes <= MAX_FACES):
             raise RuleError(f"max_sixes must be an integer 1..{MAX_FACES} or None; got {self.max_sixes!r}")
-        die = Die.coerce(self.die)
+        try:
+            die = Die.coerce(self.die)
+        except RuleError as exc:
+            raise RuleError(f"die: {exc}") from None
         if faces is not None:
             if not _is_int(faces) or not 2 <= faces <= MAX_FACES:
                 raise RuleError(f"faces must be an integer 2..{MAX_FACES} (snlmarkov.limits.MAX_FACES); got {faces!r}")
