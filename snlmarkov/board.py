@@ -1,7 +1,7 @@
 """Boards: the squares, the ladders and the snakes.
 
 A :class:`Board` is immutable and validated on construction exactly as
-``RULES.md`` says: jumps act only from squares ``1..size-1``, land on
+``docs/rules.md`` says: jumps act only from squares ``1..size-1``, land on
 ``1..size``, never on themselves, and one square holds at most one jump. By
 default a jump never ends on another jump's start (jumps do not chain); a
 board made with ``chain=True`` allows it, the token then taking every jump of

@@ -9,7 +9,7 @@ any text form of :meth:`snlmarkov.Die.parse` (:data:`DIE_HELP` lists them),
 through :func:`die_arg`; a die that cannot be read is one line, exit status 2.
 
 The players rule, stated once for every sub-command: ``--players`` takes 1 to
-:data:`snlmarkov.limits.MAX_PLAYERS` (6, as ``RULES.md`` says). The Python
+:data:`snlmarkov.limits.MAX_PLAYERS` (6, as ``docs/rules.md`` says). The Python
 API's :class:`~snlmarkov.Game` and ``simulate`` accept more seats.
 
 Building the parsers must stay light (``snlmarkov --help`` imports neither
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: The one ``--players`` rule, in the words every sub-command's help uses.
-PLAYERS_HELP = f"1 to {MAX_PLAYERS} (RULES.md)"
+PLAYERS_HELP = f"1 to {MAX_PLAYERS} (docs/rules.md)"
 
 
 #: What ``--rules`` takes, in the words every sub-command's help uses.

@@ -1,4 +1,4 @@
-"""The playable game: seats, turns and rolls, following ``RULES.md`` step by step.
+"""The playable game: seats, turns and rolls, following ``docs/rules.md`` step by step.
 
 :class:`Game` throws the rules' die (a seeded generator or a scripted list of
 rolls), asks the play kernel (:mod:`snlmarkov.playkernel`, shared with the
@@ -113,7 +113,7 @@ class Game:
 
     Notes
     -----
-    A turn follows ``RULES.md`` with the project's readings ("six" is the
+    A turn follows ``docs/rules.md`` with the project's readings ("six" is the
     die's top value): the entering six
     (six to start) is a roll and counts towards the cap; a roll that reaches
     the finish, or overshoots it under ``stay``, ends the turn even on a six;

@@ -111,7 +111,7 @@ class OddsTimeline:
 
     @property
     def values(self) -> np.ndarray:
-        """The array the issue asks for: ``win`` in classic, ``places`` under last one standing."""
+        """The mode's odds per state: ``win`` in classic, ``places`` under last one standing."""
         return self.win if self.mode == "classic" else self.places
 
 

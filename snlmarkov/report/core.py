@@ -178,7 +178,7 @@ def _case(board: Board, rules: Rules, variant: str) -> ToggleCase:
 
 
 def compare_house_rules(board: Board | None = None, base: Rules | None = None) -> tuple[ToggleCase, ...]:
-    """Exact game length under each house rule of ``RULES.md`` that goes beyond the 12 combinations.
+    """Exact game length under each house rule of ``docs/rules.md`` that goes beyond the 12 combinations.
 
     The cases, each against its reference: the base rules; ``on_cap="restart"``
     (a six after the cap sends the token back to square 0); ``bounce``, and
