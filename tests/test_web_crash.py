@@ -38,8 +38,8 @@ COUNTDOWN = 30
 class Serve:
     """``snlmarkov serve`` as a subprocess on 127.0.0.1 and a free port; its stderr read by a thread."""
 
-    def __init__(self, db: Path, *, hook: float = 0.0) -> None:
-        self.port = free_port()
+    def __init__(self, db: Path, *, hook: float = 0.0, port: int = 0) -> None:
+        self.port = port or free_port()
         env = dict(os.environ)
         env.pop("SNLMARKOV_STORE_HOOK_SLEEP", None)
         if hook:

@@ -270,6 +270,7 @@ class Room:
             "paused": self.paused,
             "saving": self.saving,
             "restored": self.restored,
+            "server": self.manager.boot,
         }
 
     def remaining(self) -> float:
@@ -713,6 +714,7 @@ class RoomManager:
         self._seed = seed
         self._made = 0
         self._reaper: asyncio.Task | None = None
+        self.boot = secrets.token_hex(6)  # this server's run: a page that sees it change knows of a restart
         self.on_store: Callable[[Room, int], None] | None = None
 
     @property
