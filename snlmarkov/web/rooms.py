@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..board import Board
+from ..dice import Die
 from ..errors import SnlError
 from ..game.engine import Game
 from ..game.events import Event
 from ..game.seats import Seat
+from ..reach import check_winnable
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
 from . import persist
 from .limits import ServerLimits, client_key
@@ -58,8 +60,25 @@ log = logging.getLogger("snlmarkov.web")
 
 #: kinds of room
 KINDS = ("local", "online")
-#: largest die a room accepts (the exact odds build a turn matrix per rule set)
+#: most values a room's die may show (the exact odds build a turn matrix per rule set)
 MAX_FACES = 12
+#: the largest move a room's die may show
+MAX_ROOM_MOVE = 100
+#: the longest custom die text (Die.parse's forms) a room takes
+MAX_DIE_TEXT = 120
+#: the dice the house-rules form offers by name: (text form, label); any other text form is a custom die.
+#: Efron's dice A (0,0,4,4,4,4) and B (3,3,3,3,3,3) leave squares of the built-in boards from which the
+#: finish cannot be reached, so a room refuses them there: they are left to the custom form.
+ROOM_DICE = (
+    ("d6", "Fair die 1-6"),
+    ("d4", "Fair die 1-4"),
+    ("d8", "Fair die 1-8"),
+    ("2d6", "Two dice summed, 2-12"),
+    ("spinner:10", "Spinner 1-10"),
+    ("efron-c", "Efron's die C: 2,2,2,2,6,6"),
+    ("efron-d", "Efron's die D: 1,1,1,5,5,5"),
+    ("cowries:4", "Four cowrie shells (none up scores 8)"),
+)
 #: event texts kept for a newcomer's log
 LOG_TAIL = 80
 #: messages queued for one slow connection before it is dropped
@@ -92,8 +111,9 @@ def rules_fields() -> list[dict[str, Any]]:
             item.update(kind="bool")
         elif f.name == "max_sixes":
             item.update(kind="int_or_none", min=1, max=6)
-        elif f.name == "faces":
-            item.update(kind="int", min=2, max=MAX_FACES)
+        elif f.name == "die":  # a named die or a custom text form
+            choices = [{"value": text, "spec": Die.parse(text).spec, "label": label} for text, label in ROOM_DICE]
+            item.update(kind="die", default=Die().spec, choices=choices, max_length=MAX_DIE_TEXT)
         elif isinstance(default, int):
             item.update(kind="int", min=1, max=1000)
         elif isinstance(default, str):
@@ -110,8 +130,9 @@ def rules_from_data(data: Any, board: Board) -> Rules:
     Raises
     ------
     ProtocolError
-        For an unknown field, a value of the wrong kind, a die over
-        :data:`MAX_FACES` faces, or rules the board cannot be played by.
+        For an unknown field, a value of the wrong kind, a die of more than
+        :data:`MAX_FACES` values or a move over :data:`MAX_ROOM_MOVE`, or
+        rules the board cannot be played by.
 
     Examples
     --------
@@ -120,19 +141,32 @@ def rules_from_data(data: Any, board: Board) -> Rules:
     """
     if not isinstance(data, Mapping):
         raise ProtocolError("rules must be an object", "bad_field")
-    for value in data.values():
+    for key, value in data.items():
         if value is not None and not isinstance(value, (bool, int, str)):
             raise ProtocolError("rule values are true/false, integers, text or null", "bad_field")
-        if isinstance(value, str) and len(value) > 40:
+        if key == "die" and isinstance(value, str) and len(value) > MAX_DIE_TEXT:
+            raise ProtocolError(f"die: a custom die is at most {MAX_DIE_TEXT} characters", "bad_field")
+        if key != "die" and isinstance(value, str) and len(value) > 40:
             raise ProtocolError("rule value too long", "bad_field")
     try:
         rules = Rules().replace(**dict(data))
-        rules.check_board(board)
+        _check_playable(rules, board)
     except (SnlError, TypeError) as exc:
         raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
-    if len(rules.die.values) > MAX_FACES:
-        raise ProtocolError(f"faces must be at most {MAX_FACES}", "bad_rules")
+    die = rules.die
+    if len(die.values) > MAX_FACES or die.top > MAX_ROOM_MOVE:
+        raise ProtocolError(
+            f"rules refused: die: a room's die shows at most {MAX_FACES} values, each at most {MAX_ROOM_MOVE}; "
+            f"{die.spec[:60]} shows {len(die.values)} up to {die.top}",
+            "bad_rules",
+        )
     return rules
+
+
+def _check_playable(rules: Rules, board: Board) -> None:
+    """:meth:`Rules.check_board`, and the board can be finished with this die (a die may leave squares stuck)."""
+    rules.check_board(board)
+    check_winnable(board, rules, rules.bump)
 
 
 @dataclass
@@ -433,7 +467,7 @@ class Room:
         board = self.manager.boards[board_name]
         rules = rules_from_data(f["rules"], board) if "rules" in f else self.rules
         try:
-            rules.check_board(board)
+            _check_playable(rules, board)
         except SnlError as exc:
             raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
         self.board_name, self.board, self.rules = board_name, board, rules

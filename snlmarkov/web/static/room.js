@@ -210,7 +210,8 @@
     board.setPositions(st.positions);
     deadline = st.remaining > 0 ? (st._recv || performance.now()) + 1000 * st.remaining : 0;
     const kindText = st.kind === "online" ? "Online room" : st.seats.some((s) => s.ai) ? "Play with AI" : "Pass & Play";
-    $("room-info").textContent = `${kindText} · ${st.mode === "classic" ? "Classic" : "Last One Standing"} · ${st.board.name.replace(/_/g, " ")}`;
+    $("room-info").textContent = `${kindText} · ${st.mode === "classic" ? "Classic" : "Last One Standing"} · ${st.board.name.replace(/_/g, " ")}` +
+      ` · die: ${SNL.dieLabel(st.rules, cfg.rules_fields)}`;
     $("log").innerHTML = "";
     for (const t of st.log) addLog(t, -1, "");
     renderSeats();
