@@ -475,6 +475,37 @@ class Game:
             raise GameError("the record does not replay: its log differs from the game its dice give")
         return game
 
+    @classmethod
+    def resume(cls, record: GameRecord, *, rng: Any = None) -> Game:
+        """Go on with a recorded, unfinished game: replayed, then played with a random die.
+
+        The record is replayed as :meth:`replay` does (and checked the same
+        way); the turns after it roll the die ``rng`` (a seed or generator,
+        as for :class:`Game`).
+
+        Raises
+        ------
+        GameError
+            If the record does not replay, or is over.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game
+        >>> game = Game(Board(10), players=2, rng=5)
+        >>> _ = game.take_turn()
+        >>> again = Game.resume(game.record(), rng=1)
+        >>> again.log == game.log, again.total_turns
+        (True, 1)
+        >>> _ = again.take_turn()
+        >>> again.total_turns
+        2
+        """
+        game = cls.replay(record)
+        if game.is_over:
+            raise GameError("the record is over: there is nothing to resume")
+        game._script, game._rng = None, check_rng(rng)
+        return game
+
     # ------------------------------------------------------------ display
     def __str__(self) -> str:
         from .textboard import render
