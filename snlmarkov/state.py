@@ -1,11 +1,11 @@
 """The state of a game between two turns: every token's square, who has finished, who moves next.
 
-A :class:`GameState` is what ``RULES.md`` calls the state of a game: the
+A :class:`GameState` is what ``docs/rules.md`` calls the state of a game: the
 square of every seat's token, the seats already finished (in finishing
 order) and the seat to move next. It is plain configuration (it imports
 nothing but the board, the rules and the errors), so the playable engine,
 the simulator and the exact race models all speak it:
-``Game(..., state=s)`` and ``simulate(..., start=s)`` start there,
+``Game(..., state=s)`` and ``simulate(..., state=s)`` start there,
 ``race(..., state=s)`` and :class:`~snlmarkov.races.odds.Odds` give the odds
 from there.
 

@@ -131,8 +131,8 @@ def test_quitting_or_end_of_input_abandons_the_game(monkeypatch, capsys, keys, n
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--players", "7"], "players must be 1 to 6 (RULES.md), got 7"),
-        (["--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
+        (["--players", "7"], "players must be 1 to 6 (docs/rules.md), got 7"),
+        (["--players", "0"], "players must be 1 to 6 (docs/rules.md), got 0"),
         (["--players", "3", "--names", "Ann", "Bob"], "does not match the 2 names"),
         (["--names", "Ann", "Ann"], "distinct"),
         (["--colours", "red", "blue", "green"], "3 colours given for 2 players"),

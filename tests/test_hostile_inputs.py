@@ -324,7 +324,7 @@ def test_max_turns_guard_is_reported_not_fed_to_the_cross_check(capsys):
 @pytest.mark.parametrize("players", ["0", "7", "100"])
 def test_one_players_rule_for_every_command(command, players, capsys):
     extra = ["--games", "200", "--no-progress"] if command == "simulate" else []
-    refused(capsys, command, "--players", players, *extra, message="players must be 1 to 6 (RULES.md)")
+    refused(capsys, command, "--players", players, *extra, message="players must be 1 to 6 (docs/rules.md)")
 
 
 def test_play_on_an_unwinnable_board_is_refused_at_once(tmp_path, capsys):

@@ -177,7 +177,7 @@ def test_archive(site, open_browser, width):
 # ------------------------------------------------------------------ a game's page
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("game_id", [1, 2])
-def test_game_page(site, open_browser, width, game_id):
+def test_game_page(site, open_browser, width, game_id, tmp_path):
     record = site.records[game_id]
     states = record.states()
     n = len(record.turns())
@@ -238,6 +238,27 @@ def test_game_page(site, open_browser, width, game_id):
     assert "GameRecord.from_json" in code and f"snl-game-{game_id}.json" in code and "Odds(" in code
     assert overlaps(d, ".notebook-card button, .notebook-card pre") == []
     by_id(d, "notebook-close").click()
+    # the snippet runs, on the downloaded record, and tells the same swings
+    import contextlib
+    import io
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    here = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(tmp_path)
+        (tmp_path / f"snl-game-{game_id}.json").write_text(record.to_json())
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "snippet", "exec"), {})  # noqa: S102 - the page's own text, run as a reader would
+    finally:
+        os.chdir(here)
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+    assert [line for line in out.getvalue().splitlines() if " on turn " in line] == stories
 
 
 def test_game_page_of_a_missing_game(site, open_browser):

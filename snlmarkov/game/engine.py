@@ -1,4 +1,4 @@
-"""The playable game: seats, turns and rolls, following ``RULES.md`` step by step.
+"""The playable game: seats, turns and rolls, following ``docs/rules.md`` step by step.
 
 :class:`Game` throws the rules' die (a seeded generator or a scripted list of
 rolls), asks the play kernel (:mod:`snlmarkov.playkernel`, shared with the
@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
 from ..dice import Die
 from ..errors import DiceError, GameError, LimitError
@@ -112,7 +113,7 @@ class Game:
 
     Notes
     -----
-    A turn follows ``RULES.md`` with the project's readings ("six" is the
+    A turn follows ``docs/rules.md`` with the project's readings ("six" is the
     die's top value): the entering six
     (six to start) is a roll and counts towards the cap; a roll that reaches
     the finish, or overshoots it under ``stay``, ends the turn even on a six;
@@ -150,27 +151,22 @@ class Game:
         self,
         board: Board | None = None,
         rules: Rules | None = None,
-        players: int | Sequence[str | Seat] = 2,
+        players: int | Sequence[str | Seat] | None = None,
         mode: str = "classic",
         *,
         rng: Any = None,
         dice: Iterable[int] | None = None,
         state: GameState | None = None,
     ) -> None:
-        board = Board.builtin() if board is None else board
-        rules = Rules() if rules is None else rules
-        if not isinstance(board, Board):
-            raise GameError(f"board must be a Board; got {type(board).__name__}")
-        if not isinstance(rules, Rules):
-            raise GameError(f"rules must be a Rules; got {type(rules).__name__}")
+        board, rules, mode = board_arg(board), rules_arg(rules), mode_arg(mode)
+        if players is None:  # the state's seats, else two
+            players = state.players if isinstance(state, GameState) else 2
         rules.check_board(board)
         if board.size > MAX_RECORD_BOARD_SIZE:
             raise LimitError(
                 f"a game is played on boards of at most {MAX_RECORD_BOARD_SIZE:,} squares (its record must fit "
                 f"snlmarkov.limits.MAX_RECORD_BOARD_SIZE); this board has {board.size:,}"
             )
-        if mode not in MODES:
-            raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
         if dice is not None and rng is not None:
             raise GameError("give either rng (a random die) or dice (scripted rolls), not both")
         self._board = board
@@ -194,7 +190,7 @@ class Game:
         if not isinstance(state, GameState):
             raise GameError(f"state must be a GameState; got {type(state).__name__}")
         if state.players != n:
-            raise GameError(f"state has {state.players} seats' squares for {n} seats")
+            raise GameError(f"players has {n} seats, but the state has {state.players} tokens")
         state.validate(board, rules, mode)
         if state.is_over(board, mode):
             raise GameError("the state is over: a game cannot start from it")
@@ -477,6 +473,37 @@ class Game:
             raise GameError("the record holds more dice than its turns use")
         if game.record() != record:
             raise GameError("the record does not replay: its log differs from the game its dice give")
+        return game
+
+    @classmethod
+    def resume(cls, record: GameRecord, *, rng: Any = None) -> Game:
+        """Go on with a recorded, unfinished game: replayed, then played with a random die.
+
+        The record is replayed as :meth:`replay` does (and checked the same
+        way); the turns after it roll the die ``rng`` (a seed or generator,
+        as for :class:`Game`).
+
+        Raises
+        ------
+        GameError
+            If the record does not replay, or is over.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game
+        >>> game = Game(Board(10), players=2, rng=5)
+        >>> _ = game.take_turn()
+        >>> again = Game.resume(game.record(), rng=1)
+        >>> again.log == game.log, again.total_turns
+        (True, 1)
+        >>> _ = again.take_turn()
+        >>> again.total_turns
+        2
+        """
+        game = cls.replay(record)
+        if game.is_over:
+            raise GameError("the record is over: there is nothing to resume")
+        game._script, game._rng = None, check_rng(rng)
         return game
 
     # ------------------------------------------------------------ display

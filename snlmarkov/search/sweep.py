@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..analysis.single import Analysis, analyze
+from ..args import mode_arg, players_arg
 from ..board import Board
 from ..errors import MetricError, SnlError, SweepError
 from ..races.core import race
-from ..rules import MODES, Rules
+from ..rules import Rules
 from ..sim.parallel import seed_root
 
 __all__ = [
@@ -136,12 +137,20 @@ def _as_rules(rules: Any) -> list[Rules]:
     return out
 
 
+def _fields(rules: Rules) -> dict[str, Any]:
+    """The rule fields as plain data, the die always as ``die`` (its text form, ``d6`` for the fair die)."""
+    out = rules.to_dict()
+    out.pop("faces", None)
+    out["die"] = rules.die.spec
+    return out
+
+
 def _rules_label(r: Rules) -> str:
     name = r.preset_name
     if name != "custom":
         return name
-    app = Rules().to_dict()
-    diff = ", ".join(f"{k}={v}" for k, v in r.to_dict().items() if app.get(k) != v)
+    app = _fields(Rules())
+    diff = ", ".join(f"{k}={v}" for k, v in _fields(r).items() if app.get(k) != v)
     return f"app({diff})"
 
 
@@ -151,10 +160,7 @@ def _quantile_name(q: float) -> str:
 
 
 def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, metrics: Any) -> dict[str, Any]:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 1 <= int(players) <= 6:
-        raise SnlError(f"players must be an integer 1..6; got {players!r}")
-    if mode not in MODES:
-        raise SnlError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    players, mode = players_arg(players), mode_arg(mode)
     qs = tuple(float(q) for q in quantiles)
     for q in qs:
         if not 0.0 < q < 1.0:
@@ -335,7 +341,8 @@ def sweep(
     seeds = seed_root(rng).spawn(len(pairs))
     tasks = [(i, pack_board(b), r, seeds[i]) for i, (b, r) in enumerate(pairs)]
     results = _run(tasks, options, executor, chunksize, progress)
-    varying = [k for k in Rules().to_dict() if len({repr(r.to_dict()[k]) for r in rules_list}) > 1]
+    dicts = [_fields(r) for r in rules_list]
+    varying = [k for k in dicts[0] if len({repr(d[k]) for d in dicts}) > 1]
     records = []
     for i, (b, r) in enumerate(pairs):
         head: dict[str, Any] = {
@@ -345,7 +352,7 @@ def sweep(
             "snakes": len(b.snakes),
             "rules": _rules_label(r),
         }
-        head.update({k: r.to_dict()[k] for k in varying})
+        head.update({k: _fields(r)[k] for k in varying})
         head.update(results[i])
         records.append(head)
     if not as_frame:
