@@ -75,7 +75,7 @@ _LAYOUT_HELP = (
     "(40x12 and smaller, and boards too large to draw whole). A legend reads the jump marks "
     "(^38: ladder up to 38, v27: snake down to 27); tokens are [label], distinct for every seat "
     "([A] for Ann, [P1] for Player 1), coloured unless NO_COLOR is set, --no-color is given or "
-    "the output is not a terminal."
+    "the output is not a terminal. The layouts and the odds: docs/terminal.md."
 )
 
 
