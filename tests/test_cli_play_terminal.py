@@ -148,38 +148,49 @@ def check_tokens(p: Pane, lines: list[str], colour: bool) -> None:
         assert "\x1b[" not in painted  # not even bold
 
 
-@pytest.mark.parametrize("colour", COLOURS)
-def test_play_at_80x24(pane, colour):
+def started(pane, colour: str, width: int, height: int, prompt: str) -> tuple[Pane, list[str]]:
+    """The game of ``PLAY`` in a ``width`` x ``height`` pane, up to Ann's first prompt; the pane and its lines."""
     flag, env = COLOURS[colour]
-    p = pane(PLAY + flag, 80, 24, env=env)
-    prompt = "Ann (red), press Enter to roll (q to quit):"
+    p = pane(PLAY + flag, width, height, env=env)
     p.wait_for(prompt)
-    lines = check_fits(p, prompt)
-    assert lines[0] == TITLE  # nothing scrolled off
-    # the board one line per row: square 100 top-left and the 99 snake marked, square 1 with its ladder bottom-left
-    assert lines[1].startswith("100 ") and "99v27" in lines[1] and lines[10].startswith("1^38 ")
-    assert lines[11] == "^38 ladder up to 38, v27 snake down to 27"
-    assert lines[12] == "[A] Ann (red), off  win  50.5%  <- to move"
-    assert lines[13] == "[B] Bob (blue), off  win  49.5%"
+    return p, check_fits(p, prompt)
+
+
+def second_turn_then_quit(p: Pane, prompt: str, colour: str, check) -> None:
+    """Ann rolls; after Bob's turn the screen is checked (``check(lines)``), then Ann quits."""
     p.keys("Enter")
     p.wait_for("Turn 3, round 2")
     lines = check_fits(p, prompt)
-    assert lines[0] == TITLE
-    assert re.search(r"(^| )7\[A\]( |$)", lines[10]) and re.search(r"(^| )14\[B\]( |$)", lines[9])
-    assert lines[12:14] == ["[A] Ann (red), on 7  win  49.0%  <- to move", "[B] Bob (blue), on 14  win  51.0%"]
-    assert "  Bob climbs the ladder from 4 to 14." in lines
+    check(lines)
     check_tokens(p, lines, colour == "colour")
     p.keys("q", "Enter")
     p.wait_for("Ann quits: game abandoned after 2 turns.")
 
 
 @pytest.mark.parametrize("colour", COLOURS)
+def test_play_at_80x24(pane, colour):
+    prompt = "Ann (red), press Enter to roll (q to quit):"
+    p, lines = started(pane, colour, 80, 24, prompt)
+    assert lines[0] == TITLE  # nothing scrolled off
+    # the board one line per row: square 100 top-left and the 99 snake marked, square 1 with its ladder bottom-left
+    assert lines[1].startswith("100 ") and "99v27" in lines[1] and lines[10].startswith("1^38 ")
+    assert lines[11] == "^38 ladder up to 38, v27 snake down to 27"
+    assert lines[12] == "[A] Ann (red), off  win  50.5%  <- to move"
+    assert lines[13] == "[B] Bob (blue), off  win  49.5%"
+
+    def check(lines):
+        assert lines[0] == TITLE
+        assert re.search(r"(^| )7\[A\]( |$)", lines[10]) and re.search(r"(^| )14\[B\]( |$)", lines[9])
+        assert lines[12:14] == ["[A] Ann (red), on 7  win  49.0%  <- to move", "[B] Bob (blue), on 14  win  51.0%"]
+        assert "  Bob climbs the ladder from 4 to 14." in lines
+
+    second_turn_then_quit(p, prompt, colour, check)
+
+
+@pytest.mark.parametrize("colour", COLOURS)
 def test_play_at_40x12(pane, colour):
-    flag, env = COLOURS[colour]
-    p = pane(PLAY + flag, 40, 12, env=env)
     prompt = "Ann: Enter to roll, q to quit:"
-    p.wait_for(prompt)
-    lines = check_fits(p, prompt)
+    p, lines = started(pane, colour, 40, 12, prompt)
     assert lines[:6] == [
         SHORT_TITLE,  # nothing scrolled off
         "1^38 2 3 4^14 5 6 7 8 9^31 10 11 12 >",  # the track: the squares ahead of Ann
@@ -188,19 +199,17 @@ def test_play_at_40x12(pane, colour):
         "[B] Bob, off win 49.5%",
         "Turn 1, round 1; last events:",
     ]
-    p.keys("Enter")
-    p.wait_for("Turn 3, round 2")
-    lines = check_fits(p, prompt)
-    assert lines[:5] == [
-        SHORT_TITLE,
-        "< 7[A] 8 9^31 10 11 12 13 14[B] 15 >",
-        "^38: ladder to 38, v27: snake to 27",
-        "[A] Ann, on 7 win 49.0% <-",
-        "[B] Bob, on 14 win 51.0%",
-    ]
-    check_tokens(p, lines, colour == "colour")
-    p.keys("q", "Enter")
-    p.wait_for("Ann quits: game abandoned after 2 turns.")
+
+    def check(lines):
+        assert lines[:5] == [
+            SHORT_TITLE,
+            "< 7[A] 8 9^31 10 11 12 13 14[B] 15 >",  # both tokens on the track
+            "^38: ladder to 38, v27: snake to 27",
+            "[A] Ann, on 7 win 49.0% <-",
+            "[B] Bob, on 14 win 51.0%",
+        ]
+
+    second_turn_then_quit(p, prompt, colour, check)
 
 
 def test_a_resized_terminal_is_followed_at_the_next_redraw(pane):
