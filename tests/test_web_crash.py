@@ -386,3 +386,52 @@ def _roll(room):
     from snlmarkov.web.protocol import parse_message
 
     return parse_message(json.dumps({"type": "roll", "seat": 0, "secret": room.seats[0].secret}))
+
+
+def test_the_countdown_after_a_restart_is_a_fresh_full_one(tmp_path):
+    """An online room with an AI still racing, restarted on a human's turn: that seat gets a full countdown
+    and the reconnection grace, then a full countdown again from its return (once: not on a second return)."""
+    from snlmarkov.web.rooms import RESTORE_GRACE, Connection, RoomManager
+
+    path = tmp_path / "g.sqlite"
+    countdown = 5.0
+
+    async def first() -> tuple[str, str]:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, seed=2, ai_delay=60.0)
+        room = manager.create(
+            "online", [{"name": "Ann", "colour": RED, "ai": False}], board="tiny", countdown=countdown
+        )
+        room._add_seat("Bot", BLUE, ai=True)
+        await room.start()
+        async with room.lock:
+            while room.game.current_seat != 0 or room.game.total_turns == 0:
+                await room._play(skip=False)
+        room._cancel_timer()
+        manager.odds.shutdown()
+        store.close()
+        return room.id, room.host_secret
+
+    async def second(room_id: str, host_secret: str) -> None:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, ai_delay=60.0)
+        manager.start()
+        try:
+            room = manager.rooms[room_id]
+            assert room.game.current_seat == 0 and not room.paused  # the AI races: the countdown runs
+            assert countdown + RESTORE_GRACE - 1 < room.remaining() <= countdown + RESTORE_GRACE
+            await asyncio.sleep(0.3)
+            conn = Connection()
+            room.conns.add(conn)
+            room._hello(conn, {"secret": host_secret})
+            assert conn.seat == 0 and countdown - 0.2 < room.remaining() <= countdown  # full, from now
+            await asyncio.sleep(0.3)
+            room.disconnect(conn)
+            again = Connection()
+            room._hello(again, {"secret": host_secret})
+            assert room.remaining() < countdown - 0.2  # only once
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(second(*asyncio.run(first())))
