@@ -38,12 +38,11 @@ COUNTDOWN = 30
 class Serve:
     """``snlmarkov serve`` as a subprocess on 127.0.0.1 and a free port; its stderr read by a thread."""
 
-    def __init__(self, db: Path, *, hook: float = 0.0, port: int = 0) -> None:
+    def __init__(self, db: Path, *, port: int = 0) -> None:
         self.port = port or free_port()
-        env = dict(os.environ)
-        env.pop("SNLMARKOV_STORE_HOOK_SLEEP", None)
-        if hook:
-            env["SNLMARKOV_STORE_HOOK_SLEEP"] = str(hook)
+        self.hook = Path(f"{db}.hook")  # while this file exists, every write sleeps HOOK s inside its transaction
+        self.hook.unlink(missing_ok=True)
+        env = {**os.environ, "SNLMARKOV_STORE_HOOK_SLEEP": str(HOOK), "SNLMARKOV_STORE_HOOK_FILE": str(self.hook)}
         cmd = [sys.executable, "-m", "snlmarkov", "serve", "--port", str(self.port), "--db", str(db)]
         cmd += ["--ai-delay", "0", "--countdown", str(COUNTDOWN)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
@@ -183,15 +182,15 @@ def _run(tmp_path: Path, seed: int, kills: int) -> None:
             assert welcomes[1]["you"]["seat"] == 1
         table.start()
         table.last = table.clients[0].until(lambda m: m["type"] == "room" and m["status"] == "playing")
+        done = 0  # kill points in the game (fewer if the dice end it first)
         for _ in range(kills):
             _play_until(table, len(table.turns) + rng.randint(0, 4))
             if table.last["status"] == "over":
                 break
+            done += 1
             inside = rng.random() < 0.5
-            if inside:  # restart with the hook, then kill inside the next turn's write transaction
-                srv.kill()
-                srv = Serve(db, hook=HOOK)
-                table.reconnect(srv.base)
+            if inside:  # the hook on: the kill lands inside the next turn's write transaction
+                srv.hook.touch()
                 table.roll()
                 assert srv.inside.acquire(timeout=20), "no write began"
             else:  # a roll sent, the kill at a random moment of its handling
@@ -215,6 +214,7 @@ def _run(tmp_path: Path, seed: int, kills: int) -> None:
             )
         _play_until(table, 10**6)
         assert table.last["status"] == "over" and table.last["game_id"] > 0
+        assert done >= min(kills, 2), done
         game_id = table.last["game_id"]
     finally:
         table.close()
