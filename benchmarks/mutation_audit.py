@@ -224,7 +224,13 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "win = f[None, :] * s_prev[None, :] ** seats[:, None] * s_prev[None, :] ** (k - 1 - seats)[:, None]",
         RACES,
     ),
-    ("races", "races/independent.py", "q = cdf if m < i else cdf_prev", "q = cdf", RACES),
+    (
+        "races",
+        "races/independent.py",
+        "q = cdf[other] if other < j else cdf_prev[other]",
+        "q = cdf[other]",
+        RACES,
+    ),
     (
         "races",
         "races/independent.py",
@@ -673,16 +679,16 @@ MUTANTS += [
     ),
     (
         "races",
-        "races/fromstate.py",
+        "races/bump.py",
         "                    _add(nxt_store, (left, _next_in(left, seat)), out)",
         "                    _add(nxt_store, (left, seat), out)",
         _named("test_race_bump.py", "test_last_one_standing_turn_counts_of_every_path_match_brute_force"),
     ),
     (
         "races",
-        "races/fromstate.py",
-        "                    _add(nxt_store, (rest, _next_in(rest, s)), out_full)",
-        "                    _add(nxt_store, (rest, s), out_full)",
+        "races/bump.py",
+        "                _add(nxt_store, (rest, _next_in(rest, s)), out_full)",
+        "                _add(nxt_store, (rest, s), out_full)",
         _named("test_race_bump.py", "test_last_one_standing_turn_counts_of_every_path_match_brute_force"),
     ),
     # ---- web/store.py: signatures and a busy database

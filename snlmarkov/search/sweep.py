@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..analysis.single import Analysis, analyze
+from ..args import mode_arg, players_arg
 from ..board import Board
 from ..errors import MetricError, SnlError, SweepError
 from ..races.core import race
-from ..rules import MODES, Rules
+from ..rules import Rules
 from ..sim.parallel import seed_root
 
 __all__ = [
@@ -159,10 +160,7 @@ def _quantile_name(q: float) -> str:
 
 
 def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, metrics: Any) -> dict[str, Any]:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 1 <= int(players) <= 6:
-        raise SnlError(f"players must be an integer 1..6; got {players!r}")
-    if mode not in MODES:
-        raise SnlError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    players, mode = players_arg(players), mode_arg(mode)
     qs = tuple(float(q) for q in quantiles)
     for q in qs:
         if not 0.0 < q < 1.0:
