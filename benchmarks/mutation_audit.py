@@ -791,6 +791,53 @@ MUTANTS += [
     ),
 ]
 
+_WC = "test_web_crash.py"
+#: an online game survives the server (persist, the rooms' writes, restore, the countdown after a restart)
+MUTANTS += [
+    (
+        "web",
+        "web/rooms.py",
+        "        await self._persist(written)  # the turn is on disk",
+        "        pass  # the turn is on disk",
+        _named(_WC, "test_rooms_round_trip_through_the_store"),
+    ),
+    (
+        "web",
+        "web/persist.py",
+        '"ai": s.ai, "hash": s.digest}',
+        '"ai": s.ai, "hash": s.secret}',
+        _named(_WC, "test_rooms_round_trip_through_the_store"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        '                if self.status == "playing" and self.deadline:\n                    self._schedule()',
+        '                if self.status == "playing" and self.deadline:\n                    pass',
+        _named(_WC, "test_the_countdown_after_a_restart_is_a_fresh_full_one"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        "(RESTORE_GRACE if self._fresh_for == (game.total_turns, seat) else 0.0)",
+        "0.0",
+        _named(_WC, "test_the_countdown_after_a_restart_is_a_fresh_full_one"),
+    ),
+    (
+        "web",
+        "web/persist.py",
+        '        room.broadcast({"type": "saving", "saving": "behind"})',
+        "        pass",
+        _named(_WC, "test_a_busy_database_holds_the_turn_back_and_says_so"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        "                if self.persists:\n                    async with room.lock:",
+        "                if False:\n                    async with room.lock:",
+        _named(_WAPI, "test_a_graceful_stop_leaves_the_rooms_to_be_resumed"),
+    ),
+]
+
 
 def _copy(dest: Path) -> None:
     for name in ("snlmarkov", "tests", "benchmarks"):

@@ -38,12 +38,11 @@ COUNTDOWN = 30
 class Serve:
     """``snlmarkov serve`` as a subprocess on 127.0.0.1 and a free port; its stderr read by a thread."""
 
-    def __init__(self, db: Path, *, hook: float = 0.0, port: int = 0) -> None:
+    def __init__(self, db: Path, *, port: int = 0) -> None:
         self.port = port or free_port()
-        env = dict(os.environ)
-        env.pop("SNLMARKOV_STORE_HOOK_SLEEP", None)
-        if hook:
-            env["SNLMARKOV_STORE_HOOK_SLEEP"] = str(hook)
+        self.hook = Path(f"{db}.hook")  # while this file exists, every write sleeps HOOK s inside its transaction
+        self.hook.unlink(missing_ok=True)
+        env = {**os.environ, "SNLMARKOV_STORE_HOOK_SLEEP": str(HOOK), "SNLMARKOV_STORE_HOOK_FILE": str(self.hook)}
         cmd = [sys.executable, "-m", "snlmarkov", "serve", "--port", str(self.port), "--db", str(db)]
         cmd += ["--ai-delay", "0", "--countdown", str(COUNTDOWN)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
@@ -183,15 +182,15 @@ def _run(tmp_path: Path, seed: int, kills: int) -> None:
             assert welcomes[1]["you"]["seat"] == 1
         table.start()
         table.last = table.clients[0].until(lambda m: m["type"] == "room" and m["status"] == "playing")
+        done = 0  # kill points in the game (fewer if the dice end it first)
         for _ in range(kills):
             _play_until(table, len(table.turns) + rng.randint(0, 4))
             if table.last["status"] == "over":
                 break
+            done += 1
             inside = rng.random() < 0.5
-            if inside:  # restart with the hook, then kill inside the next turn's write transaction
-                srv.kill()
-                srv = Serve(db, hook=HOOK)
-                table.reconnect(srv.base)
+            if inside:  # the hook on: the kill lands inside the next turn's write transaction
+                srv.hook.touch()
                 table.roll()
                 assert srv.inside.acquire(timeout=20), "no write began"
             else:  # a roll sent, the kill at a random moment of its handling
@@ -215,6 +214,7 @@ def _run(tmp_path: Path, seed: int, kills: int) -> None:
             )
         _play_until(table, 10**6)
         assert table.last["status"] == "over" and table.last["game_id"] > 0
+        assert done >= min(kills, 2), done
         game_id = table.last["game_id"]
     finally:
         table.close()
@@ -386,3 +386,52 @@ def _roll(room):
     from snlmarkov.web.protocol import parse_message
 
     return parse_message(json.dumps({"type": "roll", "seat": 0, "secret": room.seats[0].secret}))
+
+
+def test_the_countdown_after_a_restart_is_a_fresh_full_one(tmp_path):
+    """An online room with an AI still racing, restarted on a human's turn: that seat gets a full countdown
+    and the reconnection grace, then a full countdown again from its return (once: not on a second return)."""
+    from snlmarkov.web.rooms import RESTORE_GRACE, Connection, RoomManager
+
+    path = tmp_path / "g.sqlite"
+    countdown = 5.0
+
+    async def first() -> tuple[str, str]:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, seed=2, ai_delay=60.0)
+        room = manager.create(
+            "online", [{"name": "Ann", "colour": RED, "ai": False}], board="tiny", countdown=countdown
+        )
+        room._add_seat("Bot", BLUE, ai=True)
+        await room.start()
+        async with room.lock:
+            while room.game.current_seat != 0 or room.game.total_turns == 0:
+                await room._play(skip=False)
+        room._cancel_timer()
+        manager.odds.shutdown()
+        store.close()
+        return room.id, room.host_secret
+
+    async def second(room_id: str, host_secret: str) -> None:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, ai_delay=60.0)
+        manager.start()
+        try:
+            room = manager.rooms[room_id]
+            assert room.game.current_seat == 0 and not room.paused  # the AI races: the countdown runs
+            assert countdown + RESTORE_GRACE - 1 < room.remaining() <= countdown + RESTORE_GRACE
+            await asyncio.sleep(0.3)
+            conn = Connection()
+            room.conns.add(conn)
+            room._hello(conn, {"secret": host_secret})
+            assert conn.seat == 0 and countdown - 0.2 < room.remaining() <= countdown  # full, from now
+            await asyncio.sleep(0.3)
+            room.disconnect(conn)
+            again = Connection()
+            room._hello(again, {"secret": host_secret})
+            assert room.remaining() < countdown - 0.2  # only once
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(second(*asyncio.run(first())))

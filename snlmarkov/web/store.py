@@ -115,8 +115,9 @@ CREATE TABLE IF NOT EXISTS room_turns (
 """
 #: the schema's version (``PRAGMA user_version``): 1 games only, 2 with the rooms
 SCHEMA_VERSION = 2
-#: test hook: seconds to sleep inside every write transaction, before its commit (a kill lands there)
-_HOOK_ENV = "SNLMARKOV_STORE_HOOK_SLEEP"
+#: test hook: seconds to sleep inside every write transaction, before its commit (a kill lands there),
+#: and a file: when that is set, only while the file exists
+_HOOK_ENV, _HOOK_FILE_ENV = "SNLMARKOV_STORE_HOOK_SLEEP", "SNLMARKOV_STORE_HOOK_FILE"
 
 
 class StoreBusyError(SnlError):
@@ -287,7 +288,7 @@ class GameStore:
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             raise SnlError(f"cannot open the game store {str(path)!r}: {exc}") from None
-        self._hook = _hook_sleep()
+        self._hook, self._hook_file = _hook_sleep(), os.environ.get(_HOOK_FILE_ENV, "")
         self._key = load_key(self.path, create=create_key)
         self._lock = threading.Lock()  # the connection
         self._queue: collections.deque[_Pending] = collections.deque()
@@ -419,7 +420,8 @@ class GameStore:
         db.execute("BEGIN IMMEDIATE")
         try:
             out = write(db)
-            if self._hook:  # the test hook: a kill during this sleep lands inside the transaction
+            if self._hook and (not self._hook_file or os.path.exists(self._hook_file)):  # the test hook: a kill
+                # during this sleep lands inside the transaction
                 sys.stderr.write("snlmarkov-store: inside a write\n")
                 sys.stderr.flush()
                 time.sleep(self._hook)
