@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import pytest
 from _fuzz import fuzz, hostile_number, hostile_text, hostile_value, time_limit
 from hypothesis import event, example, given
 from hypothesis import strategies as st
