@@ -529,12 +529,15 @@ class Room:
             log.exception("room %s: could not write the room", self.id)
 
     def _odds_ready(self, task: asyncio.Future) -> None:
-        """The odds of this table are solved: tell everyone, unless a turn already did."""
-        if task.cancelled() or task.exception() is not None or self.game is None or self.status != "playing":
-            return
-        if self.odds.method == "pending":
-            self._compute_odds()
-            self.broadcast({"type": "odds", "odds": self.odds.to_dict()})
+        """The odds of this table are solved: tell everyone (once no change is in progress), unless a turn did."""
+        if not task.cancelled() and task.exception() is None:
+            asyncio.ensure_future(self._tell_odds())
+
+    async def _tell_odds(self) -> None:
+        async with self.lock:
+            if self.game is not None and self.status == "playing" and self.odds.method == "pending":
+                self._compute_odds()
+                self.broadcast({"type": "odds", "odds": self.odds.to_dict()})
 
     def _compute_odds(self) -> None:
         assert self.game is not None
