@@ -839,6 +839,248 @@ MUTANTS += [
 ]
 
 
+_WG, _WO = "test_web_games.py", "test_web_odds.py"
+#: at least three per module of snlmarkov/web/, each killed by a named test of the module's own test file
+#: (limits.py has none of its own: test_web_abuse.py, which tests the limits, stands in)
+MUTANTS += [
+    # ---- web/app.py: the HTTP routes
+    (
+        "web",
+        "web/app.py",
+        "        if not isinstance(data, dict) or not set(data) <= _ROOM_FIELDS:",
+        "        if not isinstance(data, dict):",
+        _named(_WAPI, "test_refused_http"),
+    ),
+    (
+        "web",
+        "web/app.py",
+        "            if len(body) > MAX_BODY_BYTES:",
+        "            if len(body) > 4 * MAX_BODY_BYTES:",
+        _named(_WAPI, "test_refused_http"),
+    ),
+    (
+        "web",
+        "web/app.py",
+        '            "seats": [s.secret if not s.ai else "" for s in room.seats],',
+        '            "seats": [s.secret for s in room.seats],',
+        _named(_WAPI, "test_play_with_ai"),
+    ),
+    # ---- web/analysis.py: a game page's figures
+    (
+        "web",
+        "web/analysis.py",
+        '            "others": float(figure[-1, i] - figure[0, i] - own[i]),',
+        '            "others": float(figure[-1, i] - own[i]),',
+        _named(_WG, "test_analysis_equals_the_library"),
+    ),
+    (
+        "web",
+        "web/analysis.py",
+        '        "winner": record.finishing_order[0] if record.finishing_order else -1,',
+        '        "winner": record.finishing_order[0] if record.finishing_order else 0,',
+        _named(_WG, "test_analysis_equals_the_library"),
+    ),
+    (
+        "web",
+        "web/analysis.py",
+        "        if value > cap:",
+        "        if value > cap + 1:",
+        _named(_WG, "test_upload_refuses_records_past_the_analysis_limits"),
+    ),
+    # ---- web/archive.py: the archive's pages and filters
+    (
+        "web",
+        "web/archive.py",
+        '    offset = (int(filters["page"]) - 1) * page_size',
+        '    offset = int(filters["page"]) * page_size',
+        _named(_WG, "test_archive_pages"),
+    ),
+    (
+        "web",
+        "web/archive.py",
+        '    for column in ("mode", "status"):',
+        '    for column in ("mode",):',
+        _named(_WG, "test_archive_filters"),
+    ),
+    (
+        "web",
+        "web/archive.py",
+        "WHERE instr(lower(json_extract(s.value, '$.name')), lower(?)) > 0)",
+        "WHERE instr(json_extract(s.value, '$.name'), ?) > 0)",
+        _named(_WG, "test_archive_filters"),
+    ),
+    # ---- web/games.py: the game pages' routes
+    (
+        "web",
+        "web/games.py",
+        '        cap = min(MAX_UPLOAD_BYTES, limit("record_bytes"))',
+        "        cap = MAX_UPLOAD_BYTES",
+        _named(_WG, "test_upload_refuses_files_over_the_size_limit"),
+    ),
+    (
+        "web",
+        "web/games.py",
+        '            data = await self._analysis(("id", game_id), record)',
+        '            data = await self._analysis(("id", 0), record)',
+        _named(_WG, "test_analysis_equals_the_library"),
+    ),
+    (
+        "web",
+        "web/games.py",
+        '"bad_secret": 403, "not_over": 409',
+        '"bad_secret": 400, "not_over": 409',
+        _named(_WG, "test_rematch_of_a_local_room"),
+    ),
+    # ---- web/rematch.py
+    (
+        "web",
+        "web/rematch.py",
+        '    if room.status != "over":',
+        "    if False:",
+        _named(_WG, "test_rematch_of_a_local_room"),
+    ),
+    (
+        "web",
+        "web/rematch.py",
+        "    votes = _votes.setdefault(room, {i for i, s in enumerate(room.seats) if s.ai})",
+        "    votes = _votes.setdefault(room, set())",
+        _named(_WG, "test_rematch_online_needs_every_seat"),
+    ),
+    (
+        "web",
+        "web/rematch.py",
+        "            if conn.seat >= 0 or conn.host:",
+        "            if True:",
+        _named(_WG, "test_rematch_online_needs_every_seat"),
+    ),
+    # ---- web/limits.py
+    (
+        "web",
+        "web/limits.py",
+        "        if tokens >= 1:",
+        "        if tokens >= 0:",
+        _named(_WA, "test_throttles_count_an_ipv6_network_as_one_client_and_limits_are_checked"),
+    ),
+    (
+        "web",
+        "web/limits.py",
+        '        return str(ipaddress.ip_network(f"{ip}/64", strict=False))',
+        '        return str(ipaddress.ip_network(f"{ip}/128", strict=False))',
+        _named(_WA, "test_throttles_count_an_ipv6_network_as_one_client_and_limits_are_checked"),
+    ),
+    (
+        "web",
+        "web/limits.py",
+        "not isinstance(value, (int, float)) or not value > 0:",
+        "not isinstance(value, (int, float)) or value < 0:",
+        _named(_WA, "test_throttles_count_an_ipv6_network_as_one_client_and_limits_are_checked"),
+    ),
+    # ---- web/guard.py
+    (
+        "web",
+        "web/guard.py",
+        '            if kind != "application/json":',
+        '            if kind not in ("application/json", "text/plain"):',
+        _named(_WA, "test_host_origin_and_content_type"),
+    ),
+    (
+        "web",
+        "web/guard.py",
+        '        (b"x-frame-options", b"DENY"),',
+        '        (b"x-frame-options", b"SAMEORIGIN"),',
+        _named(_WA, "test_host_origin_and_content_type"),
+    ),
+    (
+        "web",
+        "web/guard.py",
+        "        if not host_allowed(host, self.allowed_hosts):",
+        "        if not host:",
+        _named(_WA, "test_host_origin_and_content_type"),
+    ),
+    # ---- web/odds.py
+    (
+        "web",
+        "web/odds.py",
+        "            if len(self._inflight) >= self.workers + self.queue:",
+        "            if len(self._inflight) > self.workers + self.queue:",
+        _named(_WA, "test_odds_solves_are_shared_bounded_and_kept_within_their_memory"),
+    ),
+    (
+        "web",
+        "web/odds.py",
+        "            while self.held_bytes > self.cache_bytes:",
+        "            while self.held_bytes > 2 * self.cache_bytes:",
+        _named(_WA, "test_odds_solves_are_shared_bounded_and_kept_within_their_memory"),
+    ),
+    (
+        "web",
+        "web/odds.py",
+        "        state = GameState(tuple(positions), to_move=current, places=tuple(finished))",
+        "        state = GameState(tuple(positions), to_move=0, places=tuple(finished))",
+        _named(_WO, "test_hand_derived_two_square_board"),
+    ),
+    # ---- web/serving.py
+    (
+        "web",
+        "web/serving.py",
+        "len(mine) >= self.limits.connections_per_address:",
+        "len(mine) > self.limits.connections_per_address:",
+        _named(_WA, "test_slow_and_silent_sockets_are_closed_and_capped"),
+    ),
+    (
+        "web",
+        "web/serving.py",
+        "        if now - self.last < self.every:",
+        "        if now - self.last < 0:",
+        _named(_WA, "test_running_out_of_files_is_logged_once_in_a_while"),
+    ),
+    (
+        "web",
+        "web/serving.py",
+        "            if exc.errno == errno.EADDRINUSE",
+        "            if exc.errno == errno.EACCES",
+        _named(_WA, "test_serve_checks_the_port_before_anything"),
+    ),
+    # ---- web/persist.py
+    (
+        "web",
+        "web/persist.py",
+        '    room.texts.extend(str(t) for t in s["texts"])',
+        "    room.texts.clear()",
+        _named(_WC, "test_rooms_round_trip_through_the_store"),
+    ),
+    (
+        "web",
+        "web/persist.py",
+        '        if row.status == "abandoned":  # its game is stored',
+        '        if row.status == "over":  # its game is stored',
+        _named(_WC, "test_rooms_round_trip_through_the_store"),
+    ),
+    # ---- web/protocol.py
+    (
+        "web",
+        "web/protocol.py",
+        '        elif required:\n            raise ProtocolError(f"{kind}: missing field',
+        '        elif False:\n            raise ProtocolError(f"{kind}: missing field',
+        _named(_WAPI, "test_refused_messages_change_nothing"),
+    ),
+    (
+        "web",
+        "web/protocol.py",
+        '    if not isinstance(data, dict) or not isinstance(data.get("type"), str):',
+        '    if not isinstance(data.get("type"), str):',
+        _named(_WAPI, "test_refused_messages_change_nothing"),
+    ),
+    (
+        "web",
+        "web/protocol.py",
+        "    if not 1 <= len(v) <= MAX_NAME or not v.isprintable():",
+        "    if not 1 <= len(v) <= 3 * MAX_NAME or not v.isprintable():",
+        _named(_WAPI, "test_refused_http"),
+    ),
+]
+
+
 def _copy(dest: Path) -> None:
     for name in ("snlmarkov", "tests", "benchmarks"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".pydtmc-venv"))

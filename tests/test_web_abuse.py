@@ -29,10 +29,11 @@ pytest.importorskip("websockets")
 from _webserver import Client, ServerThread, create_room, http  # noqa: E402
 
 from snlmarkov import Board, Rules  # noqa: E402
+from snlmarkov.errors import LimitError  # noqa: E402
 from snlmarkov.web import odds as live  # noqa: E402
 from snlmarkov.web import serving  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
-from snlmarkov.web.limits import ServerLimits  # noqa: E402
+from snlmarkov.web.limits import ServerLimits, Throttle, client_key  # noqa: E402
 from snlmarkov.web.store import GameStore  # noqa: E402
 
 TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
@@ -144,6 +145,18 @@ def test_deep_or_broken_bodies_are_400(serve):
 
 
 # ------------------------------------------------------------------ per-address limits
+def test_throttles_count_an_ipv6_network_as_one_client_and_limits_are_checked():
+    t = Throttle(rate=1e-9, burst=2)  # no refill within the test
+    assert [t.wait("2001:db8::1"), t.wait("2001:db8::ffff")] == [0.0, 0.0]  # one /64: one client
+    assert t.wait("2001:db8:0:0:1::7") > 0  # the same /64, past its burst
+    assert t.wait("2001:db8:0:1::1") == 0.0  # another /64 is another client
+    assert client_key("::ffff:10.0.0.1") == client_key("10.0.0.1") == "10.0.0.1"
+    assert client_key("2001:db8::1") != client_key("2001:db8:0:1::1")
+    for bad in ({"room_rate": 0}, {"room_burst": -1.0}, {"rooms_per_address": 2.5}, {"max_connections": True}):
+        with pytest.raises(LimitError, match=next(iter(bad))):
+            ServerLimits(**bad)
+
+
 @needs_alias
 def test_room_creation_is_throttled_per_address(serve):
     srv = serve(limits=ServerLimits(room_rate=0.5, room_burst=5, rooms_per_address=8))
