@@ -913,9 +913,9 @@ MUTANTS += [
     (
         "web",
         "web/games.py",
-        '        cap = min(MAX_UPLOAD_BYTES, limit("record_bytes"))',
-        "        cap = MAX_UPLOAD_BYTES",
-        _named(_WG, "test_upload_refuses_files_over_the_size_limit"),
+        """        disposition = f'attachment; filename="snl-game-{game_id}.json"'""",
+        """        disposition = f'inline; filename="snl-game-{game_id}.json"'""",
+        _named(_WG, "test_record_download"),
     ),
     (
         "web",
