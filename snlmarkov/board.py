@@ -14,6 +14,7 @@ import json
 import math
 import sys
 import types
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,10 +291,10 @@ class Board:
             for s, e in snakes:
                 if e >= s:
                     raise BoardError(f"snake {s}->{e} does not go down")
-            starts = [s for s, _ in ladders + snakes]
-            dup = sorted({s for s in starts if starts.count(s) > 1})
-            if dup:
-                raise BoardError(f"two jumps from square {dup[0]}")
+            counts = Counter(s for s, _ in ladders + snakes)  # linear: a file may hold a million jumps
+            dup = min((s for s, c in counts.items() if c > 1), default=None)
+            if dup is not None:
+                raise BoardError(f"two jumps from square {dup}")
             chain = data.get("chain", False)
             if not isinstance(chain, bool):
                 raise BoardError(f"chain must be true or false, got {chain!r}")
@@ -533,13 +534,15 @@ def _validate_jumps(size: int, jumps: Mapping[int, int], *, chain: bool = False)
     done: set[int] = set()  # squares known to lead out of every chain
     for first in jumps:
         path: list[int] = []
+        on_path: dict[int, int] = {}  # square -> its place in path: the cycle check is O(1)
         square = first
         while square in jumps and square not in done:
-            if square in path:
-                cycle = path[path.index(square) :]
+            if square in on_path:
+                cycle = path[on_path[square] :]
                 low = cycle.index(min(cycle))
                 cycle = cycle[low:] + cycle[:low]
                 raise BoardError("jumps form a cycle: " + "->".join(map(str, cycle + [cycle[0]])))
+            on_path[square] = len(path)
             path.append(square)
             square = jumps[square]
         done.update(path)
