@@ -20,7 +20,7 @@ from ..board import Board
 from ..chain.model import TransitionModel, check_model_memory, turn_landings, turn_model
 from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
-from ..errors import SnlError
+from ..errors import BoardError, RuleError, SnlError
 from ..rules import Rules
 from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
 from .hitting import hit_probabilities
@@ -344,9 +344,9 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
     board = Board.builtin() if board is None else board
     rules = Rules() if rules is None else rules
     if not isinstance(board, Board):
-        raise SnlError(f"board must be a Board, got {type(board).__name__}")
+        raise BoardError(f"board must be a Board, got {type(board).__name__}")
     if not isinstance(rules, Rules):
-        raise SnlError(f"rules must be a Rules, got {type(rules).__name__}")
+        raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
     rules.check_board(board)
     check_model_memory(board, rules, "analyze()", per_entry=100)
     model = turn_model(board, rules)

@@ -54,7 +54,7 @@ from scipy import stats
 
 from ..board import Board
 from ..chain.model import turn_model
-from ..errors import SnlError
+from ..errors import GameError, SnlError
 from ..game.events import Bounce, Ladder, Move, Snake
 from ..rules import Rules
 from ..state import GameState
@@ -275,7 +275,7 @@ def check_stored(records: Iterable, *, alpha: float = 1e-4) -> StoredCheckReport
     count = 0
     for r in records:
         if not isinstance(r, GameRecord):
-            raise SnlError(f"check_stored takes GameRecords, got {type(r).__name__}")
+            raise GameError(f"check_stored takes GameRecords, got {type(r).__name__}")
         groups.setdefault((r.board, r.rules), []).append(r)
         count += 1
     if not 0 < alpha < 1:

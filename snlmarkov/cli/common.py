@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..builtin_boards import BUILTIN_BOARDS
 from ..errors import BoardError, InputFileError, RuleError, SnlError
-from ..limits import MAX_PLAYERS, clean_text, parse_ascii_int
+from ..limits import MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
 from ..rules import Rules
 
 if TYPE_CHECKING:
@@ -38,6 +38,9 @@ __all__ = [
     "seed_arg",
     "count_arg",
     "players_arg",
+    "ascii_int_arg",
+    "whole_arg",
+    "workers_arg",
     "PLAYERS_HELP",
     "writable_folder",
     "show",
@@ -47,7 +50,8 @@ __all__ = [
 PLAYERS_HELP = f"1 to {MAX_PLAYERS} (RULES.md)"
 
 
-def _ascii_int(text: str) -> int:
+def ascii_int_arg(text: str) -> int:
+    """An integer in plain ASCII digits, with an optional sign (argparse type)."""
     try:
         return parse_ascii_int(text, "the value")
     except Exception:
@@ -56,15 +60,34 @@ def _ascii_int(text: str) -> int:
 
 def seed_arg(text: str) -> int:
     """``--seed``: an integer >= 0 in plain digits (argparse type)."""
-    value = _ascii_int(text)
+    value = ascii_int_arg(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {value}")
     return value
 
 
+def whole_arg(text: str) -> int:
+    """A square, a seat or a count that may be 0: an integer >= 0 in plain digits (argparse type)."""
+    value = ascii_int_arg(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
+def workers_arg(text: str) -> int:
+    """``--workers``: 1 to :func:`~snlmarkov.limits.max_workers` processes, in plain digits (argparse type)."""
+    value = ascii_int_arg(text)
+    cap = max_workers()
+    if not 1 <= value <= cap:
+        raise argparse.ArgumentTypeError(
+            f"workers must be 1..{cap} (four per core; SNLMARKOV_MAX_WORKERS raises it), got {show_value(value)}"
+        )
+    return value
+
+
 def count_arg(text: str) -> int:
     """``--games``, ``--max-turns``: an integer >= 1 in plain digits (argparse type)."""
-    value = _ascii_int(text)
+    value = ascii_int_arg(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
     return value
@@ -72,7 +95,7 @@ def count_arg(text: str) -> int:
 
 def players_arg(text: str) -> int:
     """``--players``: 1 to MAX_PLAYERS (argparse type); the same rule for every sub-command."""
-    value = _ascii_int(text)
+    value = ascii_int_arg(text)
     if not 1 <= value <= MAX_PLAYERS:
         raise argparse.ArgumentTypeError(f"players must be {PLAYERS_HELP}, got {value}")
     return value

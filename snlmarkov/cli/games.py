@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import SnlError
+from ..errors import InputFileError
 
 __all__ = ["register", "run"]
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..web.store import GameStore
 
     if not Path(args.db).is_file():
-        raise SnlError(f"no game store at {args.db!r}")
+        raise InputFileError(f"no game store at {args.db!r}")
     store = GameStore(args.db)
     try:
         games = store.games(args.status)

@@ -5,19 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import parse_setting
+from .common import parse_setting, players_arg, workers_arg
 
 __all__ = ["register", "run"]
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,9 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--board", action="append", default=[], metavar="NAME|FILE", help="board (repeatable)")
     p.add_argument("--rules", action="append", default=[], metavar="PRESET", help="rule preset (repeatable)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="change one rule of every set")
-    p.add_argument("--players", type=_workers, default=1, help="seats of the race (1..6; default 1)")
+    p.add_argument("--players", type=players_arg, default=1, help="seats of the race (1..6; default 1)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME", help="an extra figure (repeatable)")
-    p.add_argument("--workers", type=_workers, default=1, help="processes to compute on (default 1)")
+    p.add_argument("--workers", type=workers_arg, default=1, help="processes to compute on (default 1)")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import SnlError
+from ..errors import InputFileError, SnlError
 
 __all__ = ["register", "run"]
 
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from ..web.store import GameStore
 
     if not Path(args.db).is_file():
-        raise SnlError(f"no game store at {args.db!r}")
+        raise InputFileError(f"no game store at {args.db!r}")
     if not 0 < args.alpha < 1:
         raise SnlError(f"--alpha must be in (0, 1); got {args.alpha}")
     store = GameStore(args.db)

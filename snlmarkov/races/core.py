@@ -54,7 +54,7 @@ from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
 from ..analysis.single import analyze
 from ..board import Board
 from ..chain.model import turn_model
-from ..errors import GameError, LimitError, RuleError, SnlError
+from ..errors import BoardError, GameError, LimitError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, check_memory, check_rng
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -173,9 +173,9 @@ class RaceResult:
 
     def __post_init__(self) -> None:
         if not isinstance(self.board, Board):
-            raise SnlError(f"board must be a Board, got {type(self.board).__name__}")
+            raise BoardError(f"board must be a Board, got {type(self.board).__name__}")
         if not isinstance(self.rules, Rules):
-            raise SnlError(f"rules must be a Rules, got {type(self.rules).__name__}")
+            raise RuleError(f"rules must be a Rules, got {type(self.rules).__name__}")
         k = _players(self.players)
         mode = _mode(self.mode)
         if not isinstance(self.method, str) or not self.method:
@@ -371,7 +371,7 @@ def _board_rules(board: Board | None, rules: Rules | None) -> tuple[Board, Rules
     board = Board.builtin() if board is None else board
     rules = Rules() if rules is None else rules
     if not isinstance(board, Board):
-        raise SnlError(f"board must be a Board, got {type(board).__name__}")
+        raise BoardError(f"board must be a Board, got {type(board).__name__}")
     if not isinstance(rules, Rules):
         raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
     return board, rules

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..board import Board
 from ..errors import SnlError, UnwinnableBoardError
+from ..limits import check_memory
 from ..rules import Rules
 
 __all__ = [
@@ -334,6 +335,36 @@ class BatchFigures:
         return (pmf * at_least ** (players - 1)).sum(axis=1)
 
 
+#: Bytes per entry of one board's dense turn matrix while a batch is solved (the matrix, ``I - Q`` and its LU).
+BYTES_PER_ENTRY = 24
+
+
+def check_batch_memory(boards: int, size: int, what: str) -> None:
+    """Refuse, before allocating, solving ``boards`` boards of ``size`` squares at once with dense matrices.
+
+    :func:`evaluate` holds ``min(boards, BATCH)`` dense ``(size, size)``
+    matrices at a time, each three times over (:data:`BYTES_PER_ENTRY`):
+    the cost grows with the square of the board.
+
+    Raises
+    ------
+    LimitError
+        Naming ``what``, the estimate and the limit.
+
+    Examples
+    --------
+    >>> check_batch_memory(32, 10**6, "design()")
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.LimitError: design() (32 boards of 1,000,000 squares at once, as dense matrices) would need about 698.5 TiB of memory, over the limit of 8.0 GiB; use smaller boards; set SNLMARKOV_MEMORY_LIMIT (e.g. 32G) to raise it
+    """
+    at_once = max(1, min(int(boards), BATCH))
+    need = float(BYTES_PER_ENTRY) * at_once * float(size + 2) ** 2
+    check_memory(
+        need, f"{what} ({at_once} boards of {size:,} squares at once, as dense matrices)", hint="use smaller boards"
+    )
+
+
 def evaluate(
     dest: np.ndarray,
     rules: Rules,
@@ -376,6 +407,7 @@ def evaluate(
         raise SnlError("dest must be a (boards, N + 1) array")
     b_count, n1 = dest.shape
     n = n1 - 1
+    check_batch_memory(b_count, n, "evaluate()")
     share_sq = np.asarray(shares, dtype=np.int64)
     if share_sq.ndim == 1:
         share_sq = np.broadcast_to(share_sq, (b_count, share_sq.size))
