@@ -141,7 +141,9 @@ def max_workers() -> int:
     return limit("workers")
 
 
-def check_count(value: Any, what: str, cap: int, *, low: int = 1, env: str = "", error: type[Exception] = LimitError) -> int:
+def check_count(
+    value: Any, what: str, cap: int, *, low: int = 1, env: str = "", error: type[Exception] = LimitError
+) -> int:
     """A whole number ``low..cap`` a caller passed (workers, streams, pairs), refused before any work.
 
     A value below ``low`` or not a whole number raises ``error``; one over
@@ -167,11 +169,12 @@ def check_count(value: Any, what: str, cap: int, *, low: int = 1, env: str = "",
     return int(value)
 
 
-def show_value(value: Any) -> str:
+def show_value(value: Any, *, commas: bool = False) -> str:
     """``value`` as a message may echo it: short, printable, never thousands of digits.
 
     Integers of more than 30 digits are described, not written (Python
-    refuses to write one of over 4,300 digits); other values are their
+    refuses to write one of over 4,300 digits), shorter ones written with
+    thousands separators when ``commas``; other values are their
     ``repr``, cut to 60 characters, with control characters escaped.
 
     Examples
@@ -187,7 +190,7 @@ def show_value(value: Any) -> str:
         number = int(value)
         size = abs(number)
         if size < 10**30:
-            return str(number)
+            return f"{number:,}" if commas else str(number)
         sign = "a negative integer" if number < 0 else "an integer"
         if size.bit_length() <= 14_000:  # str() writes up to 4,300 digits
             return f"{sign} of {len(str(size))} digits"
@@ -203,6 +206,8 @@ def format_bytes(n: float) -> str:
     >>> format_bytes(3 * 2**30), format_bytes(1.5e14)
     ('3.0 GiB', '136.4 TiB')
     """
+    if n >= 2**40 * 10**6:
+        return "over a million TiB"
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
@@ -225,6 +230,7 @@ def check_memory(need: float, what: str, *, hint: str = "") -> None:
     snlmarkov.errors.LimitError: a simulation of 10^14 games would need about 909.5 TiB of memory, over the limit of 8.0 GiB; set SNLMARKOV_MEMORY_LIMIT (e.g. 32G) to raise it
     """
     cap = memory_limit()
+    need = min(need, 1e300)  # an estimate past any float (a count of thousands of digits) is still "too much"
     if need > cap:
         extra = f"; {hint}" if hint else ""
         raise LimitError(

@@ -53,17 +53,31 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
-        "--positions", nargs="+", type=whole_arg, required=True, metavar="SQUARE", help="each seat's square, seat 0 first"
+        "--positions",
+        nargs="+",
+        type=whole_arg,
+        required=True,
+        metavar="SQUARE",
+        help="each seat's square, seat 0 first",
     )
-    parser.add_argument("--to-move", type=whole_arg, default=0, metavar="SEAT", help="the seat to move next (default 0)")
     parser.add_argument(
-        "--places", nargs="*", type=whole_arg, default=[], metavar="SEAT", help="seats already finished, in finishing order"
+        "--to-move", type=whole_arg, default=0, metavar="SEAT", help="the seat to move next (default 0)"
+    )
+    parser.add_argument(
+        "--places",
+        nargs="*",
+        type=whole_arg,
+        default=[],
+        metavar="SEAT",
+        help="seats already finished, in finishing order",
     )
     parser.add_argument(
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
     )
     add_board_rules_arguments(parser)
-    parser.add_argument("--games", type=count_arg, default=100_000, metavar="N", help="games to simulate when estimated")
+    parser.add_argument(
+        "--games", type=count_arg, default=100_000, metavar="N", help="games to simulate when estimated"
+    )
     parser.add_argument("--seed", type=seed_arg, metavar="INT", help="seed for the simulation (default: unpredictable)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(func=run)

@@ -55,7 +55,7 @@ from ..analysis.single import analyze
 from ..board import Board
 from ..chain.model import turn_model
 from ..errors import BoardError, GameError, LimitError, RuleError, SnlError
-from ..limits import MAX_PLAYERS, check_memory, check_rng
+from ..limits import MAX_PLAYERS, check_memory, check_rng, show_value
 from ..rules import MODES, Rules
 from ..state import GameState
 from .bump import joint_race, resting_squares
@@ -360,9 +360,9 @@ def _plain(x: Any) -> Any:
 
 def _players(value: Any) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise GameError(f"players must be an integer 1..{MAX_PLAYERS}, got {value!r}")
+        raise GameError(f"players must be an integer 1..{MAX_PLAYERS}, got {show_value(value)}")
     if not 1 <= value <= MAX_PLAYERS:
-        raise GameError(f"players must be 1..{MAX_PLAYERS}, got {value}")
+        raise GameError(f"players must be 1..{MAX_PLAYERS}, got {show_value(value)}")
     return int(value)
 
 
