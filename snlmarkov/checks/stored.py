@@ -56,6 +56,7 @@ from ..board import Board
 from ..chain.model import turn_model
 from ..errors import GameError, SnlError
 from ..game.events import Bounce, Ladder, Move, Snake
+from ..limits import clean_text
 from ..rules import Rules
 from ..state import GameState
 from .crosschecking import Check, _holm
@@ -102,7 +103,7 @@ class StoredCheckReport:
         head = "PASSED" if self.passed else "FAILED"
         lines = [f"{head}: {self.games} stored games pooled against the exact model (alpha {self.alpha:g})"]
         for g in self.groups:
-            where = g.board.name or f"{g.board.size}-square board"
+            where = clean_text(g.board.name) if g.board.name else f"{g.board.size}-square board"
             lines.append(
                 f"  {where}, rules {g.rules.preset_name}: {g.games} games, {g.turns} turns, "
                 f"{g.finished_seats}/{g.seats} seats finished"

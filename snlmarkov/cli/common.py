@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..builtin_boards import BUILTIN_BOARDS
-from ..errors import BoardError, InputFileError, RuleError, SnlError
+from ..errors import AddressError, BoardError, InputFileError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
 from ..rules import Rules
 
@@ -39,6 +39,7 @@ __all__ = [
     "count_arg",
     "players_arg",
     "ascii_int_arg",
+    "check_host",
     "whole_arg",
     "workers_arg",
     "PLAYERS_HELP",
@@ -64,6 +65,42 @@ def seed_arg(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {value}")
     return value
+
+
+def check_host(host: str) -> str:
+    """``--host`` of ``snlmarkov serve``: an IP address or a name that resolves, checked before anything is printed.
+
+    Raises
+    ------
+    AddressError
+        For an empty or overlong value, control characters, or an address
+        that neither parses nor resolves (``999.999.999.999``).
+    """
+    import ipaddress
+    import socket
+
+    text = str(host)
+    shown = clean_text(text)
+    if not text or len(text) > 253 or clean_text(text) != text or text.strip() != text:
+        raise AddressError(f"--host {shown!r} is not an address: give an IP address or a host name")
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    if all(part.isdigit() for part in text.split(".")):  # dotted digits that are not an IPv4 address
+        raise AddressError(
+            f"--host {shown!r} is not an address of this machine: not an IPv4 or IPv6 address, "
+            "nor a name that resolves to one"
+        )
+    try:
+        socket.getaddrinfo(text, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise AddressError(
+            f"--host {shown!r} is not an address of this machine: not an IPv4 or IPv6 address, "
+            "nor a name that resolves to one"
+        ) from None
+    return text
 
 
 def whole_arg(text: str) -> int:

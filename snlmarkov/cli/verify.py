@@ -10,10 +10,10 @@ exit status is 0 when everything passed, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError, SnlError
+from ..errors import SnlError
+from .common import show
 
 __all__ = ["register", "run"]
 
@@ -34,31 +34,32 @@ def run(args: argparse.Namespace) -> int:
     """Print the per-game failures, the pooled report and the verdict."""
     from ..checks.stored import check_stored
     from ..checks.verify import verify_game
-    from ..web.store import GameStore
+    from .games import open_store, stored_games
 
-    if not Path(args.db).is_file():
-        raise InputFileError(f"no game store at {args.db!r}")
     if not 0 < args.alpha < 1:
         raise SnlError(f"--alpha must be in (0, 1); got {args.alpha}")
-    store = GameStore(args.db)
+    store = open_store(args.db)
     try:
-        records, bad = [], 0
-        games = store.games()
-        for game in games:
-            try:
-                record = store.record(game.id)
-                report = verify_game(record)
-            except SnlError as exc:  # a row that is not a valid record
+        records, bad, total = [], 0, 0
+        for game, record, problem in stored_games(store):
+            total += 1
+            where = f"game {show(game.id)} ({show(game.status)})"
+            if problem:  # a row that is not a valid record
                 bad += 1
-                print(f"game {game.id} ({game.status}): unreadable: {exc}")
+                print(f"{where}: {problem}")
+                continue
+            try:
+                report = verify_game(record)
+            except SnlError as exc:
+                bad += 1
+                print(f"{where}: unreadable: {show(exc)}")
                 continue
             if not report.passed:
                 bad += 1
-                print(f"game {game.id} ({game.status}): {report}")
+                print(f"{where}: {report}")
             records.append(record)
     finally:
         store.close()
-    total = len(games)
     print(f"{total - bad} of {total} stored games verify turn by turn")
     pooled = check_stored(records, alpha=args.alpha)
     print(pooled)
