@@ -44,6 +44,19 @@ from pathlib import Path
 import numpy as np
 from websockets.asyncio.client import connect
 
+#: every simulated player comes from 127.0.0.1: the per-address limits raised to what this load needs
+LOAD_LIMITS = [
+    f"--limit={item}"
+    for item in (
+        "room_rate=1000",
+        "room_burst=1000",
+        "rooms_per_address=100000",
+        "message_rate=100000",
+        "message_burst=100000",
+        "connections_per_address=5000",
+        "max_connections=5000",
+    )
+]
 COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00"]
 
 
@@ -181,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     db = tmp / "games.sqlite"
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "snlmarkov", "serve", "--port", str(port), "--db", str(db)],
+        [sys.executable, "-m", "snlmarkov", "serve", "--port", str(port), "--db", str(db), *LOAD_LIMITS],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -11,6 +11,7 @@ Usage::
     python benchmarks/mutation_audit.py              # every mutant (about 20-40 min on 2 shared cores)
     python benchmarks/mutation_audit.py --check      # only check that every mutant applies
     python benchmarks/mutation_audit.py --only 3 17  # some mutants, by number
+    python benchmarks/mutation_audit.py --area verify store  # the mutants of some areas
 
 Prints one line per mutant and the kill score; exits 1 if any survived. Doctests and notebooks are
 not counted: only tests/ may kill.
@@ -369,6 +370,242 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
 ]
 
 
+def _named(test_file: str, *names: str) -> list[str]:
+    """Named tests of one test file (a mutant must be killed by the module's own tests)."""
+    return [f"tests/{test_file}::{name}" for name in names]
+
+
+_V = "test_verify.py"
+_WS = "test_web_store.py"
+#: per-module mutants, each with the named test in the module's own test file that must kill it
+MUTANTS += [
+    # ---- checks/verify.py: the checks a forgery needs
+    (
+        "verify",
+        "checks/verify.py",
+        "            if not skips_legal:\n                problems.append(_SKIP_UNSIGNED)\n",
+        "",
+        _named(_V, "test_a_skip_is_legal_only_in_a_record_signed_as_online"),
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "skips_legal = record.online and signature == SIGNED",
+        "skips_legal = signature == SIGNED",
+        _named(_V, "test_a_skip_is_legal_only_in_a_record_signed_as_online"),
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "        finished=record.finished,",
+        "        finished=True,",
+        _named(_V, "test_a_record_cut_short_verifies_as_unfinished_never_as_a_whole_game"),
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "return SIGNED if record.signature_matches(key) else SIGNATURE_MISMATCH",
+        "return SIGNED",
+        _named(_V, "test_an_edited_signed_record_no_longer_matches_its_signature"),
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "to_square=rules.bump_to))\n                end = rules.bump_to",
+        "to_square=t.end))\n                end = t.end",
+        _named(_V, "test_a_bump_must_send_the_token_to_bump_to_not_where_the_log_says"),
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "    if len(logged) > len(expected):",
+        "    if False:",
+        _named(_V, "test_events_appended_after_a_turns_events_are_reported"),
+    ),
+    (
+        "verify",
+        "checks/verify.py",
+        "expected: list = [Skip(seat=seat, turn=t.turn)]",
+        "expected: list = [Skip(seat=seat, turn=t.turn), *group[1:]]",
+        _named(_V, "test_events_after_a_skip_are_not_trusted"),
+    ),
+    # ---- game/record.py: what a record says about itself
+    (
+        "record",
+        "game/record.py",
+        '        if "finished" in data and data["finished"] != record.finished:',
+        "        if False:",
+        _named(_V, "test_a_record_cut_short_verifies_as_unfinished_never_as_a_whole_game"),
+    ),
+    (
+        "record",
+        "game/record.py",
+        'dataclasses.replace(self, online=bool(online), signature="")',
+        'dataclasses.replace(self, online=False, signature="")',
+        _named(_V, "test_a_skip_is_legal_only_in_a_record_signed_as_online"),
+    ),
+    (
+        "record",
+        "game/record.py",
+        '    plain = json.loads(json.dumps({k: v for k, v in data.items() if k != "signature"}))',
+        "    plain = json.loads(json.dumps(dict(data)))",
+        _named(_V, "test_an_edited_signed_record_no_longer_matches_its_signature"),
+    ),
+    # ---- checks/stored.py: the pooled check of stored games
+    (
+        "stored",
+        "checks/stored.py",
+        'return Check("landings", float(np.abs(z).max()), float(p.min()), alpha, bool(p.min() > alpha), detail), turns',
+        'return Check("landings", float(np.abs(z).max()), float(p.min()), alpha, True, detail), turns',
+        _named(_WS, "test_the_wrong_model_is_caught", "test_a_loaded_die_is_caught"),
+    ),
+    (
+        "stored",
+        "checks/stored.py",
+        'return Check("turn counts", float(stat), p, alpha, p > alpha, detail), len(at_risk), finished',
+        'return Check("turn counts", float(stat), p, alpha, True, detail), len(at_risk), finished',
+        _named(_WS, "test_a_biased_sample_is_caught"),
+    ),
+    (
+        "stored",
+        "checks/stored.py",
+        "            if not t.skipped:\n                played[t.seat] += 1",
+        "            if True:\n                played[t.seat] += 1",
+        _named(_WS, "test_fair_games_pass"),
+    ),
+    (
+        "stored",
+        "checks/stored.py",
+        "            if e.start != counted:  # a chained jump: the square where it starts was landed on too",
+        "            if False:",
+        _named(_WS, "test_a_chained_jump_counts_its_middle_square_as_landed_on"),
+    ),
+    # ---- checks/crosschecking.py: named tests of its own file
+    (
+        "cross",
+        "checks/crosschecking.py",
+        "    if impossible.size:\n        k = int(impossible[0])",
+        "    if False:\n        k = int(impossible[0])",
+        _named("test_crosscheck.py", "test_impossible_turn_counts_fail_outright"),
+    ),
+    (
+        "cross",
+        "checks/crosschecking.py",
+        "        if acc >= 5:",
+        "        if acc >= 1:",
+        _named("test_crosscheck.py", "test_turn_distribution_pools_cells_to_expected_five"),
+    ),
+    (
+        "cross",
+        "checks/crosschecking.py",
+        "    if truncated:\n        raise GameError(",
+        "    if truncated < 0:\n        raise GameError(",
+        _named("test_crosscheck.py", "test_truncated_games_are_refused_not_judged"),
+    ),
+    # ---- state.py: GameState.validate
+    (
+        "state",
+        "state.py",
+        'jump_may_stay = rules.finish == "bounce" and not getattr(rules, "jump_after_bounce", True)',
+        'jump_may_stay = not getattr(rules, "jump_after_bounce", True)',
+        _named("test_state.py", "test_a_token_on_a_jump_start_is_refused_unless_a_bounce_can_leave_it_there"),
+    ),
+    (
+        "state",
+        "state.py",
+        '        if mode == "classic" and len(home) > 1:',
+        "        if False:",
+        _named("test_state.py", "test_states_are_checked_against_board_rules_and_mode"),
+    ),
+    (
+        "state",
+        "state.py",
+        "        if not self.is_over(board, mode) and self.to_move in self.places:",
+        "        if False:",
+        _named("test_state.py", "test_states_are_checked_against_board_rules_and_mode"),
+    ),
+    (
+        "state",
+        "state.py",
+        "                if 0 < p < size and p != rules.bump_to:",
+        "                if 0 < p < size:",
+        _named("test_state.py", "test_states_the_rules_allow"),
+    ),
+    # ---- search/: the design search
+    (
+        "search",
+        "search/anneal.py",
+        "        if a in c.no_jump or b in c.no_jump:",
+        "        if a in c.no_jump:",
+        _named("test_design_search.py", "test_no_jump_squares_hold_neither_a_start_nor_an_end"),
+    ),
+    (
+        "search",
+        "search/anneal.py",
+        "        if not lo <= length <= hi:\n            return False",
+        "        if not lo <= length:\n            return False",
+        _named("test_design_search.py", "test_jump_lengths_stay_within_both_limits"),
+    ),
+    (
+        "search",
+        "search/target.py",
+        "        if both:\n            raise TargetError",
+        "        if len(both) > 1:\n            raise TargetError",
+        _named("test_design_search.py", "test_bad_goals_and_constraints_are_refused"),
+    ),
+    (
+        "search",
+        "search/target.py",
+        "        if len(self.must_jump) > ladders + snakes:",
+        "        if len(self.must_jump) > ladders + snakes + 1:",
+        _named("test_design_search.py", "test_bad_goals_and_constraints_are_refused"),
+    ),
+    (
+        "search",
+        "search/target.py",
+        "            if not 1 <= s <= size - 1:",
+        "            if not 1 <= s <= size:",
+        _named("test_design_search.py", "test_bad_goals_and_constraints_are_refused"),
+    ),
+    # ---- web/store.py: signatures and a busy database
+    (
+        "store",
+        "web/store.py",
+        "            record = record.signed(self._key, online=online)",
+        "            pass",
+        _named(_WS, "test_every_stored_record_is_signed_with_a_private_key_kept_beside_the_database"),
+    ),
+    (
+        "store",
+        "web/store.py",
+        "os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)",
+        "os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)",
+        _named(_WS, "test_every_stored_record_is_signed_with_a_private_key_kept_beside_the_database"),
+    ),
+    (
+        "store",
+        "web/store.py",
+        "            if time.monotonic() >= deadline:\n                self._start_retry()",
+        "            if True:\n                self._start_retry()",
+        _named(_WS, "test_a_write_blocked_past_the_timeout_is_retried_until_it_is_written"),
+    ),
+    (
+        "store",
+        "web/store.py",
+        "                self._start_retry()\n                raise StoreBusyError(",
+        "                raise StoreBusyError(",
+        _named(_WS, "test_a_game_blocked_past_the_wait_stays_queued_and_is_written_later"),
+    ),
+    (
+        "store",
+        "web/store.py",
+        "        while not self._flush() and time.monotonic() < deadline:",
+        "        while False:",
+        _named(_WS, "test_close_writes_what_is_queued"),
+    ),
+]
+
+
 def _copy(dest: Path) -> None:
     for name in ("snlmarkov", "tests", "benchmarks"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".pydtmc-venv"))
@@ -409,9 +646,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check that every mutant applies")
     parser.add_argument("--only", type=int, nargs="+", help="mutant numbers to run")
+    parser.add_argument("--area", nargs="+", help="areas whose mutants to run (verify, store, state, ...)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    chosen = args.only or list(range(len(MUTANTS)))
+    chosen = args.only or [i for i, m in enumerate(MUTANTS) if not args.area or m[0] in args.area]
     with tempfile.TemporaryDirectory() as tmp:
         dirs = []
         for j in range(max(1, args.jobs)):

@@ -1,12 +1,16 @@
 """How many single-field edits of real game records pass ``verify_game``?
 
-Plays real games under several rule sets, then edits one field of one
-record at a time as a person editing the JSON would: one value of one event
-of the log (a roll, a move's end, a jump's square, a bounce target, a finish
-place, a flag...), or one value of the board, the rules or a seat. The
-record is then made consistent again the way that person would: ``dice``,
-``positions`` and ``finishing_order`` are rewritten from the edited log.
-Each edited record is read back with ``GameRecord.from_dict`` and verified.
+Plays real games under several rule sets (half of them as online games, with
+turns skipped by the countdown), signs each record as the server does, then
+edits one record at a time as a person editing the JSON would: one value of
+one event of the log (a roll, a move's end, a jump's square, a bounce
+target, a finish place, a flag...), one value of the board, the rules or a
+seat; or the record is cut short at a turn boundary, or one turn is turned
+into a countdown skip. The record is then made consistent again the way that
+person would: ``dice``, ``positions``, ``finishing_order`` and ``finished``
+are rewritten from the edited log (the signature cannot be: the key is the
+server's). Each edited record is read back with ``GameRecord.from_dict`` and
+verified with the server's key.
 
 The judge of an edited record is the playable engine, an implementation
 independent of ``verify_game``: ``Game.replay`` plays the edited record's
@@ -17,14 +21,20 @@ refused when read, with an ``SnlError``, or fails ``verify_game``). Some
 edits give another valid game: a failed entry roll of 3 edited to 2 under
 six to start, a jump no token used, a seat's name. Those should pass, and
 are counted apart (``valid_passed``; ``false_alarm`` counts valid edits that
-``verify_game`` fails).
+``verify_game`` fails). A cut record is a game the engine can replay, but it
+must verify as ``"unfinished"``, never as a whole game (``cut_whole``); a
+turn turned into a skip is legal only in a record this server signed as
+online, so it must fail (``skip_passed``), and so must any edit of an online
+record that holds a skip (its signature no longer matches); and no edited
+record may verify as signed by this server (``signed_forgery``). The
+targets are 0.
 
 Usage::
 
     python benchmarks/record_edits.py --edits 20000 --seed 1
 
 Prints one line per outcome and exits 1 if an edit that changes the game
-passed. ``tests/test_record_edits.py`` runs a bounded version.
+passed (or a target above is missed). ``tests/test_record_edits.py`` runs a bounded version.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from snlmarkov import Board, Game, GameRecord, GameState, Rules, SnlError, verify_game
+from snlmarkov.checks.verify import UNFINISHED
 from snlmarkov.game.events import event_from_dict
 from snlmarkov.game.record import _summarise
 
@@ -52,6 +63,10 @@ RULE_SETS = [
 ]
 BOARDS = [Board.builtin(), Board.builtin("milton_bradley"), Board(30, {3: 17, 9: 2, 20: 28, 27: 11, 14: 6})]
 MODES = ("classic", "last_one_standing")
+#: the experiment's server key
+KEY = bytes(range(32))
+#: share of an online game's turns skipped by the countdown
+SKIP_SHARE = 0.05
 
 
 def real_records(count: int, seed: int) -> list[dict[str, Any]]:
@@ -62,8 +77,15 @@ def real_records(count: int, seed: int) -> list[dict[str, Any]]:
         board = BOARDS[(i // len(RULE_SETS)) % len(BOARDS)]
         mode = MODES[(i // 2) % 2]
         players = 2 + i % 3
-        record = Game(board, rules, players=players, mode=mode, rng=[seed, i]).play()
-        out.append(record.to_dict())
+        online = i % 2 == 1
+        game = Game(board, rules, players=players, mode=mode, rng=[seed, i])
+        skips = np.random.default_rng([seed, i, 1])
+        while not game.is_over:
+            if online and skips.random() < SKIP_SHARE:
+                game.skip_turn()
+            else:
+                game.take_turn()
+        out.append(game.record().signed(KEY, online=online).to_dict())
     return out
 
 
@@ -88,6 +110,9 @@ def _leaves(data: dict[str, Any]) -> list[tuple]:
             paths.append(("board", kind, start, "end"))
     for j in range(len(data["seats"])):
         paths.append(("seats", j, "name"))
+    turns = data["log"][-1]["turn"] + 1
+    paths += [("cut", t) for t in range(1, turns)]  # cut before turn t
+    paths += [("skip", t) for t in range(turns)]  # turn t turned into a skip
     return paths
 
 
@@ -116,7 +141,13 @@ def edit(data: dict[str, Any], path: tuple, gen: np.random.Generator) -> dict[st
     """A copy of ``data`` with the value at ``path`` changed, made consistent again."""
     out = copy.deepcopy(data)
     size = data["board"]["size"]
-    if path[0] == "board" and len(path) == 4:
+    if path[0] == "cut":
+        out["log"] = [e for e in out["log"] if e["turn"] < path[1]]
+    elif path[0] == "skip":
+        at = [i for i, e in enumerate(out["log"]) if e["turn"] == path[1]]
+        seat = out["log"][at[0]]["seat"]
+        out["log"][at[0] : at[-1] + 1] = [{"kind": "skip", "seat": seat, "turn": path[1]}]
+    elif path[0] == "board" and len(path) == 4:
         _, kind, start, which = path
         jumps = out["board"][kind]
         end = jumps.pop(start)
@@ -138,6 +169,7 @@ def edit(data: dict[str, Any], path: tuple, gen: np.random.Generator) -> dict[st
     out["dice"] = [e["value"] for e in out["log"] if e["kind"] == "roll"]
     out["positions"] = list(positions)
     out["finishing_order"] = list(finished)
+    out["finished"] = bool(out["log"]) and out["log"][-1]["kind"] == "game_over"
     return out
 
 
@@ -148,7 +180,11 @@ def run(n_edits: int, seed: int = 1, n_records: int = 60) -> Counter:
     edit that verify_game failed), ``passed_invalid`` (an invalid edit that
     passed: the target is 0), ``valid_passed`` (a valid other game that
     passed), ``false_alarm`` (a valid game that failed), ``crashed`` (any
-    other exception: the target is 0), ``no_change``.
+    other exception: the target is 0), ``no_change``; for cuts
+    ``cut_unfinished`` (verified as unfinished) and ``cut_whole`` (as a whole
+    game: the target is 0); for skips ``skip_failed`` and ``skip_passed``
+    (the target is 0); ``signed_forgery`` (an edited record verified as
+    signed by this server: the target is 0).
     """
     gen = np.random.default_rng(seed)
     records = real_records(n_records, seed)
@@ -164,7 +200,8 @@ def run(n_edits: int, seed: int = 1, n_records: int = 60) -> Counter:
             continue
         try:
             record = GameRecord.from_dict(json.loads(json.dumps(edited)))
-            passed = verify_game(record).passed
+            report = verify_game(record, key=KEY)
+            passed = report.passed
         except SnlError:
             counts["refused"] += 1
             continue
@@ -172,9 +209,22 @@ def run(n_edits: int, seed: int = 1, n_records: int = 60) -> Counter:
             counts["crashed"] += 1
             counts[f"crashed:{type(exc).__name__}"] += 1
             continue
+        if report.signed:
+            counts["signed_forgery"] += 1
         valid = _engine_replays(record)
         where = path[0] if path[0] != "log" else f"log:{original['log'][path[1]]['kind']}.{path[2]}"
-        if valid:
+        skips = any(t.skipped for t in record.turns())
+        if valid and skips:  # an edited online record: its skips are no longer vouched for by the signature
+            key = "skip_passed" if passed else "skip_failed"
+        elif valid and path[0] == "cut":
+            key = (
+                "cut_failed"
+                if not passed
+                else ("cut_unfinished" if report.rules_verdict == UNFINISHED else "cut_whole")
+            )
+        elif valid and path[0] == "skip":
+            key = "skip_passed" if passed else "skip_failed"
+        elif valid:
             key = "valid_passed" if passed else "false_alarm"
         else:
             key = "passed_invalid" if passed else "failed"
@@ -202,8 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     counts = run(args.edits, args.seed, args.records)
     for key in sorted(counts):
         print(f"{key}: {counts[key]}")
-    bad = counts["passed_invalid"] + counts["crashed"]
-    print(f"invalid edits that pass verify_game, or crash: {bad} of {args.edits}")
+    bad = sum(counts[k] for k in ("passed_invalid", "crashed", "cut_whole", "skip_passed", "signed_forgery"))
+    print(
+        f"invalid edits that pass verify_game, crash, cut records taken for whole games, skips taken for legal, "
+        f"or edits taken for signed: {bad} of {args.edits}"
+    )
     return 1 if bad else 0
 
 

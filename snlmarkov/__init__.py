@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # public name -> module that defines it
 _EXPORTS = {
@@ -45,6 +45,7 @@ _EXPORTS = {
     # configuration
     "Board": "board",
     "Rules": "rules",
+    "Die": "dice",
     "GameState": "state",
     # exact models and analysis
     "TransitionModel": "chain.model",

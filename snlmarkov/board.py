@@ -511,7 +511,7 @@ def _load_toml(text: str) -> Any:
     return tomllib.loads(text)
 
 
-def _validate_jumps(size: int, jumps: Mapping[int, int], *, chain: bool = False) -> None:
+def _validate_jumps(size: int, jumps: Mapping[int, int], *, chain: bool = False) -> None:  # noqa: C901
     for start, end in jumps.items():
         if start == 0:
             raise BoardError(f"jump {show_value(start)}->{show_value(end)} starts on square 0, which is off the board")

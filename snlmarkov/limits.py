@@ -10,7 +10,8 @@ says how to raise it, before any large allocation or long computation:
 - a board's size: :data:`MAX_BOARD_SIZE` (10^8 squares), raised by
   ``SNLMARKOV_MAX_BOARD_SIZE``;
 - the board of a game record: :data:`MAX_RECORD_BOARD_SIZE` (10^6 squares);
-- the die: :data:`MAX_FACES` (1000 faces; ``max_sixes`` too);
+- the die: :data:`MAX_FACES` (1000 faces or distinct values; ``max_sixes`` too) and
+  :data:`MAX_DIE_VALUE` (the largest move, 10^6);
 - the exact-fraction solver: :data:`MAX_EXACT_SQUARES` (1000 squares);
 - players of a command-line game, race or simulation: :data:`MAX_PLAYERS`
   (6, as ``RULES.md`` says); seats of a :class:`~snlmarkov.Game` in Python:
@@ -50,6 +51,7 @@ __all__ = [
     "MAX_BOARD_SIZE",
     "MAX_RECORD_BOARD_SIZE",
     "MAX_FACES",
+    "MAX_DIE_VALUE",
     "MAX_PLAYERS",
     "MAX_EXACT_SQUARES",
     "MAX_SEATS",
@@ -78,7 +80,9 @@ MAX_BOARD_SIZE = 10**8
 MAX_RECORD_BOARD_SIZE = 10**6
 #: Most faces a die may have (the turn matrices grow with faces x squares).
 MAX_FACES = 1000
-#: Largest board :func:`~snlmarkov.exact_expected_turns` solves in fractions (about 20 s there).
+#: Largest value a die may show (a move longer than any board is allowed, but bounded).
+MAX_DIE_VALUE = 10**6
+#: Largest board :func:`~snlmarkov.exact_expected_turns` solves in fractions (its cost is about cubic in the squares).
 MAX_EXACT_SQUARES = 1000
 #: Most players a command-line game, race or simulation takes (``RULES.md``: 1 to 6).
 MAX_PLAYERS = 6

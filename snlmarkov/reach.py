@@ -28,7 +28,7 @@ __all__ = ["check_winnable"]
 def check_winnable(board: Board, rules: Rules, bump_between_players: bool = False) -> None:
     """Refuse a board and rules on which the finish is unreachable from a reachable square.
 
-    Edges join each square to where one roll of each face leaves the token
+    Edges join each square to where one roll of each value of the die leaves the token
     (jump applied; overshoots by the finish rule); with ``bump`` between
     players, any square ``1..N-1`` also leads to ``bump_to``. Forfeits and
     redeals lead back to squares already reached, so add none; a restart
@@ -36,8 +36,8 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     to square 0. Without ``jump_after_bounce`` a bounce square keeps the
     token; chained jumps are followed by ``board.destination()``.
 
-    Cost: a sparse graph of ``size * faces`` edges and two breadth-first
-    searches (about 1 s and 1 GB at 10^7 squares).
+    Cost: a sparse graph of ``size * values`` edges and two breadth-first
+    searches, linear in the board.
 
     Raises
     ------
@@ -51,10 +51,12 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     ...
     snlmarkov.errors.UnwinnableBoardError: the finish 9 cannot be reached from square 3, which a token can reach from 0 (stuck squares: 3, 4, 5, 6)
     """
-    n, f = board.size, rules.faces
+    n = board.size
+    values = np.array(rules.die.values, dtype=np.int64)
+    f = values.size
     dest = board.destination()
     sq = np.arange(n, dtype=np.int64)
-    t = sq[:, None] + np.arange(1, f + 1, dtype=np.int64)
+    t = sq[:, None] + values
     over = t > n
     if rules.finish == "bounce":
         t = np.where(over, 2 * n - t, t)
@@ -63,6 +65,7 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     else:
         t = np.where(over, sq[:, None], t)
     stays = over & (rules.finish == "stay" or (rules.finish == "bounce" and not rules.jump_after_bounce))
+    stays |= values == 0  # a move of 0 keeps the token where it is, no jump
     t = np.where(stays, t, dest[np.clip(t, 0, n)])  # no jump after a stay, nor after a bounce without it
     src = np.repeat(sq, f)
     tgt = t.ravel()

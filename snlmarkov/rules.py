@@ -11,13 +11,14 @@ import dataclasses
 import numbers
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
+from .dice import Die
 from .errors import RuleError
 from .limits import MAX_FACES, limit, show_value
 
-__all__ = ["Rules", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
+__all__ = ["Rules", "Die", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
 
 #: What happens when a roll would carry the token past the finish.
 FINISH_RULES = ("stay", "bounce", "none")
@@ -54,9 +55,15 @@ class Rules:
         player's token stands goes back to ``bump_to``.
     bump_to : int, default 1
         Where a bumped token is placed (no jump there acts).
-    faces : int, default 6
-        Faces of the fair die; "six" means the top face. At most
-        :data:`snlmarkov.limits.MAX_FACES` (1000).
+    die : Die, int or str, default ``Die(6)``
+        The die (:class:`~snlmarkov.Die`): any finite law of moves. "Six"
+        in every rule means its top value (``docs/rules.md``, "Dice"). A
+        whole number ``n`` means ``Die(n)``, a string a text form such as
+        ``"2d6"`` (:meth:`Die.parse`).
+    faces : int, optional
+        Deprecated shorthand for ``die=Die(faces)``, kept so that older code
+        and rule files keep working. Read back, ``rules.faces`` is the
+        number of faces of a fair die (a :class:`RuleError` for any other).
     jump_after_bounce : bool, default True
         Under ``finish="bounce"``, whether a jump at the square a bounce
         lands on acts. When False the token stays on that square (it still
@@ -65,20 +72,24 @@ class Rules:
         changes nothing.
 
     Integer fields take Python or numpy integers (not bools). ``max_sixes``
-    is at most 1000, like ``faces``.
+    is at most 1000.
 
     Raises
     ------
     RuleError
-        For a value outside the choices above.
+        For a value outside the choices above, or a die these rules cannot
+        roll (a single-valued die under ``redeal`` with a cap that can be
+        reached: no die would be left to redeal from).
 
     Examples
     --------
     >>> from snlmarkov import Rules
     >>> Rules()
-    Rules(finish='stay', bonus_on_six=True, max_sixes=2, on_cap='redeal', start_on_six=False, bump=False, bump_to=1, faces=6, jump_after_bounce=True)
+    Rules(finish='stay', bonus_on_six=True, max_sixes=2, on_cap='redeal', start_on_six=False, bump=False, bump_to=1, die=Die(6), jump_after_bounce=True)
     >>> Rules.preset("family").finish
     'bounce'
+    >>> Rules(die="2d6").die.top, Rules(faces=4) == Rules(die=Die(4))
+    (12, True)
     >>> Rules(finish="exact")
     Traceback (most recent call last):
     ...
@@ -92,10 +103,11 @@ class Rules:
     start_on_six: bool = False
     bump: bool = False
     bump_to: int = 1
-    faces: int = 6
+    die: Die = field(default_factory=Die)
     jump_after_bounce: bool = True
+    faces: InitVar[int | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, faces: int | None) -> None:  # noqa: C901
         if not isinstance(self.finish, str) or self.finish not in FINISH_RULES:
             raise RuleError(f"finish must be one of {', '.join(map(repr, FINISH_RULES))}; got {self.finish!r}")
         if not isinstance(self.on_cap, str) or self.on_cap not in CAP_POLICIES:
@@ -105,13 +117,30 @@ class Rules:
                 raise RuleError(f"{name} must be True or False; got {show_value(getattr(self, name))}")
         if self.max_sixes is not None and (not _is_int(self.max_sixes) or not 1 <= self.max_sixes <= MAX_FACES):
             raise RuleError(f"max_sixes must be an integer 1..{MAX_FACES} or None; got {show_value(self.max_sixes)}")
-        if not _is_int(self.faces) or not 2 <= self.faces <= MAX_FACES:
+        die = Die.coerce(self.die)
+        if faces is not None:
+            if not _is_int(faces) or not 2 <= faces <= MAX_FACES:
+                raise RuleError(
+                    f"faces must be an integer 2..{MAX_FACES} (snlmarkov.limits.MAX_FACES); got {show_value(faces)}"
+                )
+            if die != Die() and die != Die(int(faces)):
+                raise RuleError(f"give the die once: faces={faces!r} and die={die!r} disagree")
+            die = Die(int(faces))
+        object.__setattr__(self, "die", die)
+        if len(die.values) == 1 and self.bonus_on_six and self.max_sixes is None:
             raise RuleError(
-                f"faces must be an integer 2..{MAX_FACES} (snlmarkov.limits.MAX_FACES); got {show_value(self.faces)}"
+                f"die={die!r} has a single value, so with bonus_on_six and no cap (max_sixes=None) "
+                "every roll earns another and a turn never ends: set max_sixes or bonus_on_six=False"
             )
+        if len(die.values) == 1 and self.max_sixes is not None and self.on_cap == "redeal":
+            if self.bonus_on_six or self.start_on_six:
+                raise RuleError(
+                    f"die={die!r} has a single value, so a capped roll under on_cap='redeal' has nothing "
+                    "to be redealt from: use max_sixes=None, another on_cap, or a die with two values"
+                )
         if not _is_int(self.bump_to) or not 1 <= self.bump_to <= limit("board_size"):
             raise RuleError(f"bump_to must be an integer >= 1 (a square on the board); got {show_value(self.bump_to)}")
-        for name in ("max_sixes", "faces", "bump_to"):
+        for name in ("max_sixes", "bump_to"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, int(value))
@@ -146,14 +175,38 @@ class Rules:
         >>> Rules().replace(finish="bounce").finish
         'bounce'
         """
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)} - {"faces"}
         if unknown:
             raise RuleError(f"unknown rule field(s): {', '.join(sorted(unknown))}")
+        if "faces" in changes and "die" not in changes:
+            changes["die"] = Die()  # faces= replaces the die
+        changes.setdefault("faces", None)  # dataclasses.replace would pass the property's value on
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """The rules as plain data (round-trips through ``Rules(**d)``)."""
-        return dataclasses.asdict(self)
+        """The rules as plain data (round-trips through ``Rules(**d)``).
+
+        A fair die is written as ``faces`` (as rule files and records always
+        have), any other as ``die``, its text form (:attr:`Die.spec`).
+
+        Examples
+        --------
+        >>> Rules().to_dict()["faces"], Rules(die="faces:2,2,6").to_dict()["die"]
+        (6, 'weights:2=2,6=1')
+        >>> Rules(**Rules(die="2d6").to_dict()) == Rules(die="2d6")
+        True
+        """
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "die":
+                if value.is_fair:
+                    out["faces"] = len(value.values)
+                else:
+                    out["die"] = value.spec
+            else:
+                out[f.name] = value
+        return out
 
     @property
     def preset_name(self) -> str:
@@ -182,13 +235,23 @@ class Rules:
         RuleError
             Naming the board size and the rule.
         """
-        if self.finish == "bounce" and board.size < self.faces:
+        if self.finish == "bounce" and board.size < self.die.top:
             raise RuleError(
-                f"finish='bounce' needs a board of at least {self.faces} squares "
-                f"(the die's faces); this board has {board.size}"
+                f"finish='bounce' needs a board of at least {self.die.top} squares "
+                f"(the die's top value); this board has {board.size}"
             )
         if not 1 <= self.bump_to <= board.size - 1:
             raise RuleError(f"bump_to={show_value(self.bump_to)} is not a square 1..{board.size - 1} of this board")
+
+
+def _faces(self: Rules) -> int:
+    """The number of faces of the fair die ``Die(n)`` (deprecated: read ``rules.die``)."""
+    if not self.die.is_fair:
+        raise RuleError(f"rules.faces is defined for a fair die only; this die is {self.die!r} (read rules.die)")
+    return len(self.die.values)
+
+
+setattr(Rules, "faces", property(_faces, doc=_faces.__doc__))  # noqa: B010 (after the dataclass read its InitVar)
 
 
 def _is_int(value: Any) -> bool:

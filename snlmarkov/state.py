@@ -159,7 +159,7 @@ class GameState:
         home = sum(p == board.size for p in self.positions)
         return home >= 1 if mode == "classic" else home == self.players
 
-    def validate(self, board: Board, rules: Rules, mode: str) -> GameState:
+    def validate(self, board: Board, rules: Rules, mode: str) -> GameState:  # noqa: C901
         """Check the state against a board, a rule set and a mode; return it.
 
         A state is refused when some token is off the board; when the seats

@@ -18,6 +18,8 @@ from typing import Any
 import uvicorn
 from websockets.sync.client import connect
 
+from snlmarkov.web.serving import uvicorn_config
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -26,17 +28,14 @@ def free_port() -> int:
 
 
 class ServerThread:
-    """``uvicorn`` serving ``app`` on 127.0.0.1 and an ephemeral port, in a thread."""
+    """``uvicorn`` serving ``app`` on 127.0.0.1 and an ephemeral port, in a thread (as ``snlmarkov serve`` does)."""
 
     def __init__(self, app: Any) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.app = app
-        config = uvicorn.Config(
-            app, ws_max_size=16384, ws_per_message_deflate=False, log_level="warning", lifespan="on"
-        )
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(uvicorn_config(app))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     @property

@@ -173,3 +173,29 @@ def test_target_keywords_become_goals():
     assert t.distance(figs)[0] == pytest.approx(1.0)
     figs["mean"] = np.array([np.nan])  # an unwinnable board is infinitely far
     assert t.distance(figs)[0] == np.inf
+
+
+def test_no_jump_squares_hold_neither_a_start_nor_an_end():
+    """``no_jump`` forbids a jump's end as well as its start: with every third square forbidden, a
+    search whose proposals ignored the ends would soon land one there (checked on every board kept)."""
+    never = frozenset(range(3, 100, 3))
+    cons = snl.Constraints(no_jump=never, max_ladder_length=30, max_snake_length=30)
+    res = snl.design(snl.Target(mean=30), ladders=5, snakes=5, constraints=cons, rng=4, budget=640, keep=8)
+    assert res.boards
+    for found in res.boards:
+        jumps = found.board.jumps
+        assert not (never & set(jumps)), jumps
+        assert not (never & set(jumps.values())), jumps
+
+
+def test_jump_lengths_stay_within_both_limits():
+    """Short limits on both kinds of jump and a target far out of reach (a short game: long ladders
+    would help): the search's stretches and slides would soon pass a limit it did not check (checked
+    on every board kept)."""
+    cons = snl.Constraints(min_ladder_length=2, max_ladder_length=4, min_snake_length=2, max_snake_length=4)
+    res = snl.design(snl.Target(mean=5), ladders=6, snakes=6, constraints=cons, rng=6, budget=640, keep=8)
+    assert res.boards
+    for found in res.boards:
+        b = found.board
+        assert all(2 <= e - s <= 4 for s, e in b.ladders.items()), b.ladders
+        assert all(2 <= s - e <= 4 for s, e in b.snakes.items()), b.snakes

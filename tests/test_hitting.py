@@ -93,3 +93,19 @@ def test_long_snake_cut_agrees_with_the_whole_chain_path(monkeypatch):
     assert len(calls) == 1
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     assert got[-1] == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "rules", RULES + [Rules(die="2d6"), Rules.preset("family").replace(die="faces:0,1,2,3,4,5")], ids=str
+)
+def test_the_whole_chain_path_of_small_boards_matches_brute_force(rules, monkeypatch):
+    """The jungle board (long snakes) by default is one system for every target; it must equal brute force."""
+    from snlmarkov.analysis import hitting
+
+    groups = []
+    real = hitting._solve_group
+    monkeypatch.setattr(hitting, "_solve_group", lambda *a, **k: groups.append(a[8]) or real(*a, **k))
+    board = Board.builtin()
+    got = hit_probabilities(board, rules)
+    assert groups == [0]  # one local system, from the first state
+    np.testing.assert_allclose(got, brute(board, rules), rtol=0, atol=1e-12)

@@ -200,6 +200,7 @@ def test_verify_turn_after_the_game_was_over():
     ]
     data["dice"] = [4, 1, 6, 2]
     data["positions"] = [10, 3]
+    data["finished"] = False  # the editor says so too
     report = verify_game(GameRecord.from_dict(data))
     assert not report.passed
     assert any("a turn after the game was over" in f for f in report.failures)

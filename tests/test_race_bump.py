@@ -24,8 +24,10 @@ TOL = 1e-10
 
 
 # --------------------------------------------------------------- brute force
-def brute_force_race(board: Board, rules: Rules, players: int, mode: str, tail: float = 1e-15) -> dict:
-    """Joint distribution of (finishing order, rounds, total turns), turn by turn."""
+def brute_force_race(
+    board: Board, rules: Rules, players: int, mode: str, tail: float = 1e-15, start: snl.GameState | None = None
+) -> dict:
+    """Joint distribution of (finishing order, rounds, total turns), turn by turn (from ``start`` if given)."""
     n = board.size
     m = turn_model(board, rules).matrix.tocsr()
     rows = {
@@ -34,6 +36,9 @@ def brute_force_race(board: Board, rules: Rules, players: int, mode: str, tail: 
     }
     # state: (squares, seat to move, round of that turn, finishing order so far); -1 = finished
     states = {((0,) * players, 0, 1, ()): 1.0}
+    if start is not None:
+        squares0 = tuple(-1 if s in start.places else p for s, p in enumerate(start.positions))
+        states = {(squares0, start.to_move, 1, tuple(start.places)): 1.0}
     outcomes: dict = defaultdict(float)
     turn = 0
     while sum(states.values()) > tail:
@@ -264,3 +269,38 @@ def test_orders_of_joint_chain_cover_every_permutation() -> None:
     board, rules = CASES["bounce-bump-to-snake-head"]
     r = snl.race(board, rules, players=3, mode="last_one_standing")
     assert sorted(r.order_probability) == sorted(itertools.permutations(range(3)))
+
+
+# ------------------------------------------------- turn counts of the other paths
+def _los_states(board: Board, players: int) -> list:
+    out = [snl.GameState.initial(players), snl.GameState((0,) * players, to_move=1)]
+    if players == 3:
+        out.append(snl.GameState((board.size, 0, 0), to_move=1, places=(0,)))
+        out.append(snl.GameState((0, board.size, 0), to_move=2, places=(1,)))
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_last_one_standing_turn_counts_of_every_path_match_brute_force(case: str, players: int) -> None:
+    """Under last one standing with bump the turn counts depend on who moves after a finish: the
+    chances alone do not show a path that lets the seat that just moved move again. The expected
+    turns of the odds' value table (``Odds``) and of a race from a state (``race(..., state=...)``,
+    its whole turns distribution) are compared with the brute force's, from the start, from a start
+    with another seat to move, and (3 players) after a seat has finished."""
+    board, rules = CASES[case]
+    mode = "last_one_standing"
+    odds = snl.Odds(board, rules, players=players, mode=mode, tail=1e-15)
+    for state in _los_states(board, players):
+        want = summarise(brute_force_race(board, rules, players, mode, start=state), players, mode)
+        turns = float(np.dot(np.arange(want["turns"].size), want["turns"]))
+        from_state = snl.race(board, rules, players=players, mode=mode, state=state, tail=1e-15)
+        for got in (odds(state), from_state):
+            np.testing.assert_allclose(got.win_probability, want["win"], rtol=0, atol=1e-9)
+            assert abs(got.expected_total_turns - turns) < 1e-8, (state, got.expected_total_turns, turns)
+        dist = from_state.turns_distribution
+        h = min(dist.horizon, want["turns"].size - 1)
+        np.testing.assert_allclose(dist.pmf(np.arange(h + 1)), want["turns"][: h + 1], rtol=0, atol=TOL)
+        if state == snl.GameState.initial(players):
+            rounds = float(np.dot(np.arange(want["rounds"].size), want["rounds"]))
+            assert abs(odds(state).expected_rounds - rounds) < 1e-8

@@ -129,3 +129,15 @@ def test_simulate_from_a_state():
     # one player started from a square counts its turns from there
     solo = snl.simulate(board, rules, 1000, start=GameState((9,)), rng=1)
     assert solo.turns.min() == 1 and solo.finished.all()
+
+
+@pytest.mark.parametrize("finish", ["stay", "none"])
+def test_a_token_on_a_jump_start_is_refused_unless_a_bounce_can_leave_it_there(finish):
+    """Only a bounce with jump_after_bounce off ends a turn on a jump's start: under stay or none the
+    switch is irrelevant and such a state is refused whatever its value."""
+    rules = Rules(finish=finish, jump_after_bounce=False)
+    with pytest.raises(GameError, match=r"positions\[0\] = 16 is the start of a jump to 6"):
+        GameState((16, 3)).validate(JUNGLE, rules, "classic")
+    assert GameState((16, 3)).validate(JUNGLE, rules.replace(finish="bounce"), "classic")
+    with pytest.raises(GameError, match="start of a jump"):
+        GameState((16, 3)).validate(JUNGLE, rules.replace(finish="bounce", jump_after_bounce=True), "classic")

@@ -243,3 +243,108 @@ def test_a_game_started_from_a_state_verifies_from_that_state():
     except snl.SnlError:
         return
     assert not verify_game(edited).passed
+
+
+# ------------------------------------------------------------ the checks forgeries need
+KEY = bytes(range(32))
+
+
+def _with_a_skip():
+    """Seat 0 rolls 3, seat 1's turn is skipped, seat 0 rolls 4: a record only a countdown makes."""
+    game = Game(Board(20), Rules(), players=2, dice=[3, 4])
+    game.take_turn()
+    game.skip_turn()
+    game.take_turn()
+    return game.record()
+
+
+def test_a_skip_is_legal_only_in_a_record_signed_as_online():
+    record = _with_a_skip()
+    online = record.signed(KEY, online=True)
+    assert verify_game(online, key=KEY).passed
+    for bad, key in [
+        (record, None),  # not signed
+        (record, KEY),
+        (online, None),  # signed, but nothing to check it with
+        (online, bytes(32)),  # another server's key
+        (record.signed(KEY), KEY),  # signed as a local game: no countdown skips there
+    ]:
+        report = verify_game(bad, key=key)
+        assert not report.passed, (bad.online, bad.signature, key)
+        assert report.failures[0].startswith("turn 1 ") and "legal only in a record this server signed" in str(report)
+        assert report.turns[1].skipped and not report.turns[1].ok and report.turns[0].ok and report.turns[2].ok
+
+
+def test_a_record_cut_short_verifies_as_unfinished_never_as_a_whole_game():
+    record = Game(Board.builtin(), Rules(), players=2, rng=4).play()
+    assert verify_game(record).rules_verdict == snl.checks.verify.FOLLOWS_RULES and record.finished
+    data = record.to_dict()
+    last = data["log"][-1]["turn"]
+    data["log"] = [e for e in data["log"] if e["turn"] < last]  # cut at a turn boundary
+    data["dice"] = [e["value"] for e in data["log"] if e["kind"] == "roll"]
+    data["positions"][record.winner] = record.turns()[-1].start
+    data["finishing_order"] = []
+    with pytest.raises(snl.GameError, match="says it is finished, but its log does not end with the game over"):
+        GameRecord.from_dict(data)
+    cut = GameRecord.from_dict({**data, "finished": False})
+    assert cut.to_dict()["finished"] is False and not cut.finished
+    report = verify_game(cut)
+    assert report.passed and not report.finished and not report.whole_game
+    assert report.rules_verdict == "unfinished" and str(report).startswith("UNFINISHED:")
+    with pytest.raises(snl.GameError, match="says it is unfinished"):
+        GameRecord.from_dict({**record.to_dict(), "finished": False})
+
+
+def test_an_edited_signed_record_no_longer_matches_its_signature():
+    record = Game(Board.builtin(), Rules(), players=2, rng=4).play().signed(KEY)
+    assert verify_game(record, key=KEY).signed
+    assert verify_game(GameRecord.from_json(record.to_json()), key=KEY).signature == "signed by this server"
+    data = record.to_dict()
+    data["seats"][0]["name"] = "Mallory"  # a legal change: only the signature sees it
+    report = verify_game(GameRecord.from_dict(data), key=KEY)
+    assert report.passed and report.signature == "signature does not match" and not report.signed
+    cut = {**data, "log": data["log"][:2], "dice": data["dice"][:1], "finished": False}
+    cut["positions"], cut["finishing_order"] = [cut["log"][-1]["end"], 0], []
+    assert verify_game(GameRecord.from_dict(cut), key=KEY).signature == "signature does not match"
+    assert verify_game(record).signature == "signature not checked (no key given)"
+    assert verify_game(Game(Board(10), players=1, dice=[4, 6]).play(), key=KEY).signature == "not signed"
+
+
+def test_a_bump_must_send_the_token_to_bump_to_not_where_the_log_says():
+    game = Game(Board(20), Rules(bump=True), players=2, dice=[3, 3])
+    game.take_turn()
+    game.take_turn()
+    data = game.record().to_dict()
+    (bump,) = [e for e in data["log"] if e["kind"] == "bump"]
+    assert bump["to_square"] == 1
+    bump["to_square"] = 7  # the log now sends the bumped token to 7
+    data["positions"][1] = 7
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed
+    assert "the rules give Bump(seat=1, turn=1, from_square=3, to_square=1)" in report.failures[0]
+
+
+def test_events_appended_after_a_turns_events_are_reported():
+    game = Game(Board(30), Rules.preset("plain"), players=2, dice=[3, 4, 2, 5])
+    for _ in range(4):
+        game.take_turn()
+    data = game.record().to_dict()
+    at = max(i for i, e in enumerate(data["log"]) if e["turn"] == 1) + 1
+    data["log"].insert(at, {"kind": "overshoot", "seat": 1, "turn": 1, "square": 4, "value": 5})
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed and report.failures[0].startswith("turn 1 ")
+    assert (
+        "event 2: the log has Overshoot(seat=1, turn=1, square=4, value=5) where the rules give no more"
+        in (report.failures[0])
+    )
+
+
+def test_events_after_a_skip_are_not_trusted():
+    record = _with_a_skip()
+    data = record.to_dict()
+    at = [e["kind"] for e in data["log"]].index("skip") + 1
+    data["log"].insert(at, {"kind": "overshoot", "seat": 1, "turn": 1, "square": 0, "value": 3})
+    forged = GameRecord.from_dict(data).signed(KEY, online=True)  # even signed, the skip's turn breaks the rules
+    report = verify_game(forged, key=KEY)
+    assert not report.passed and report.failures[0].startswith("turn 1 ")
+    assert "where the rules give no more events" in report.failures[0]

@@ -14,17 +14,26 @@ from _webserver import Client, ServerThread, create_room, http  # noqa: E402
 
 from snlmarkov import Board, verify_game  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
+from snlmarkov.web.limits import ServerLimits  # noqa: E402
 from snlmarkov.web.store import GameStore  # noqa: E402
 
 TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
 RED, BLUE, GREEN, YELLOW = "#e53935", "#1e88e5", "#43a047", "#fdd835"
+#: limits loose enough for tests that play fast from one address (the limits have their own tests)
+ROOMY = ServerLimits(message_rate=5000, message_burst=5000, room_rate=1000, room_burst=1000, rooms_per_address=1000)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     store = GameStore(tmp_path_factory.mktemp("web") / "games.sqlite")
     app = create_app(
-        store=store, boards={"tiny": TINY, "jungle": Board.builtin()}, countdown=5, ai_delay=0.01, rate=500, burst=500
+        store=store,
+        boards={"tiny": TINY, "jungle": Board.builtin()},
+        countdown=5,
+        ai_delay=0.01,
+        rate=500,
+        burst=500,
+        limits=ROOMY,
     )
     srv = ServerThread(app).start()
     srv.store = store
@@ -278,7 +287,9 @@ def test_refused_messages_change_nothing(server):
         (json.dumps({"type": "join", "name": "Eve", "colour": RED}), "not_online"),
         (json.dumps({"type": "start", "secret": room["host"]}), "not_in_lobby"),
         (json.dumps({"type": "roll", "seat": 0, "secret": room["seats"][0], "pad": "x" * 5000}), "too_big"),
-        ('{"type": "roll", "seat": 0, "secret": ' + "[" * 2000 + "]" * 2000 + "}", "bad_json"),
+        ('{"type": "roll", "seat": 0, "secret": ' + "[" * 2000 + "]" * 2000 + "}", "too_deep"),
+        # 2,125 characters but 4,225 bytes of UTF-8: the limit counts bytes
+        ('{"type": "ping", "pad": "' + "\u00e9" * 2100 + '"}', "too_big"),
     ]
     for text, code in bad:
         c.send_raw(text)

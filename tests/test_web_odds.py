@@ -57,4 +57,4 @@ def test_decided_and_unavailable():
     o = win_odds(b, Rules.preset("family"), "classic", positions=(0, 0, 0, 0), finished=(), current=0)
     assert o.method == "none" and o.win_probability == () and o.to_dict() == {"win": [], "method": "none"}
     o = live.win_odds(Board(7), Rules(), "classic", positions=(0, 0), finished=(), current=0)
-    assert o.method == "pending"  # never solved inside win_odds
+    assert o.method == "none"  # never solved inside win_odds

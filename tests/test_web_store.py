@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from snlmarkov import Board, Game, GameRecord, Rules
+from snlmarkov import Board, Game, GameRecord, Rules, SnlError
 from snlmarkov.checks.stored import check_stored
 from snlmarkov.cli import main
 from snlmarkov.web.store import GameStore
@@ -225,3 +225,147 @@ def test_sigkill_mid_load_loses_no_finished_game(tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
     assert GameStore(db).count() >= len(told)
+
+
+# ------------------------------------------------------------ signatures
+def test_every_stored_record_is_signed_with_a_private_key_kept_beside_the_database(tmp_path, capsys):
+    import os
+    import stat
+
+    from snlmarkov import verify_game
+    from snlmarkov.web.store import key_path, load_key
+
+    path = tmp_path / "g.sqlite"
+    assert load_key(path) is None
+    store = GameStore(path)
+    key = load_key(path)
+    assert len(key) == 32 and stat.S_IMODE(os.stat(key_path(path)).st_mode) == 0o600
+    skipping = games(1, skip_every=3)[0]
+    store.add(games(1)[0], room="a")
+    store.add(skipping, room="b", online=True)
+    store.add(skipping, room="c")  # the same skips, stored as a local game's
+    store.close()
+    assert GameStore(path).record(1).signature and load_key(path, create=True) == key  # not made twice
+    reports = [verify_game(GameStore(path).record(i), key=key) for i in (1, 2, 3)]
+    assert [r.signature for r in reports] == ["signed by this server"] * 3
+    assert [r.passed for r in reports] == [True, True, False]  # a skip is legal only online
+    assert not verify_game(skipping, key=key).passed  # nor unsigned
+    assert main(["verify", "--db", str(path), "--alpha", "1e-6"]) == 1
+    out = capsys.readouterr().out
+    assert "game 3" in out and "legal only in a record this server signed" in out
+    assert "3 of 3 signed by this server" in out
+    # a row forged in the database: follows the rules, but the server never signed it
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM games WHERE id = 3")
+    data = json.loads(db.execute("SELECT record FROM games WHERE id = 1").fetchone()[0])
+    data["seats"][0]["name"] = "Mallory"
+    db.execute("UPDATE games SET record = ? WHERE id = 1", (json.dumps(data),))
+    db.commit()
+    db.close()
+    assert main(["verify", "--db", str(path), "--alpha", "1e-6"]) == 1
+    out = capsys.readouterr().out
+    assert "game 1 (finished): signature does not match" in out and "2 of 2 stored games verify" in out
+    assert "1 of 2 signed by this server, 1 not signed / signature does not match" in out
+    os.chmod(key_path(path), 0o644)
+    with pytest.raises(SnlError, match="may be read by others"):
+        GameStore(path)
+
+
+def test_an_abandoned_game_is_stored_unfinished_and_a_finished_one_whole(tmp_path, capsys):
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path)
+    g = Game(BOARD, Rules(), players=2, rng=1)
+    g.take_turn()
+    store.add(g.record(), status="abandoned")
+    store.add(g.record(), status="finished")  # a part of a game, stored as a whole one
+    store.close()
+    assert main(["verify", "--db", str(path), "--alpha", "1e-6"]) == 1
+    out = capsys.readouterr().out
+    assert "game 2 (finished)" in out and "stored as finished, but the record is unfinished" in out
+    assert "game 1" not in out and "1 of 2 stored games verify" in out
+
+
+# ------------------------------------------------------------ a busy database
+def _hold_lock(path, seconds, started):
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN EXCLUSIVE")
+    started.set()
+    time.sleep(seconds)
+    db.execute("COMMIT")
+    db.close()
+
+
+def test_a_write_blocked_past_the_timeout_is_retried_until_it_is_written(tmp_path):
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path, timeout=0.1, wait=20)
+    started = threading.Event()
+    holder = threading.Thread(target=_hold_lock, args=(path, 1.0, started))
+    holder.start()
+    started.wait(5)
+    t0 = time.monotonic()
+    game_id = store.add(games(1)[0], room="r")  # SQLite alone gives up after 0.1 s: "database is locked"
+    waited = time.monotonic() - t0
+    holder.join()
+    assert game_id == 1 and store.count() == 1 and store.record(1).is_over
+    assert 0.5 < waited < 10 and not store.status().behind
+    store.close()
+
+
+def test_a_game_blocked_past_the_wait_stays_queued_and_is_written_later(tmp_path):
+    from snlmarkov.web.store import StoreBusyError
+
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path, timeout=0.05, wait=0.3)
+    recs = games(2)
+    started = threading.Event()
+    holder = threading.Thread(target=_hold_lock, args=(path, 2.0, started))
+    holder.start()
+    started.wait(5)
+    with pytest.raises(StoreBusyError, match="waits in memory"):
+        store.add(recs[0], room="first")
+    status = store.status()
+    assert status.behind and status.pending == 1 and "locked" in status.last_error
+    with pytest.raises(StoreBusyError):
+        store.add(recs[1], room="second")
+    assert store.status().pending == 2
+    holder.join()
+    deadline = time.monotonic() + 10
+    while store.status().behind and time.monotonic() < deadline:
+        time.sleep(0.05)  # the background retry writes them, in order
+    assert not store.status().behind and store.status().last_error == ""
+    assert [(g.id, g.room) for g in store.games()] == [(1, "first"), (2, "second")]
+    assert store.record(2) == recs[1]
+    store.close()
+
+
+def test_close_writes_what_is_queued(tmp_path):
+    from snlmarkov.web.store import StoreBusyError
+
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path, timeout=0.05, wait=0.2)
+    started = threading.Event()
+    holder = threading.Thread(target=_hold_lock, args=(path, 0.8, started))
+    holder.start()
+    started.wait(5)
+    with pytest.raises(StoreBusyError):
+        store.add(games(1)[0])
+    store.wait = 10  # the shutdown waits longer than a turn would
+    store.close()
+    holder.join()
+    assert GameStore(path).count() == 1
+
+
+def test_a_chained_jump_counts_its_middle_square_as_landed_on():
+    """Board(20, {3: 12, 12: 17}, chain=True): a token landing on 3 climbs to 12 and on to 17 in the same
+    roll, landing on 3 and on 12 (the model counts both); fair games pass, and the landings of one such
+    turn are read off the log as 3 and 12."""
+    from snlmarkov.checks.stored import _landed
+    from snlmarkov.game.events import Ladder, Move, Roll
+
+    chained = Board(20, {3: 12, 12: 17, 15: 6}, chain=True)
+    turn = [Roll(seat=0, turn=0, value=3), Move(seat=0, turn=0, start=0, end=3)]
+    turn += [Ladder(seat=0, turn=0, start=3, end=12), Ladder(seat=0, turn=0, start=12, end=17)]
+    assert _landed(turn) == [3, 12]
+    recs = [Game(chained, Rules(), players=3, mode="last_one_standing", rng=[7, i]).play() for i in range(250)]
+    report = check_stored(recs, alpha=ALPHA)
+    assert report.passed, str(report)

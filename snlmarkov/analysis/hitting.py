@@ -20,7 +20,7 @@ from ..chain.solve import BlockLU, LongCut, block_bounds, factorize
 from ..chain.threads import single_blas_thread
 from ..rules import Rules
 
-__all__ = ["hit_probabilities", "WINDOW_STATES", "CUT_WINDOWS"]
+__all__ = ["hit_probabilities", "WINDOW_STATES", "CUT_WINDOWS", "WHOLE_STATES"]
 
 #: Targets are handled in groups whose local systems have about this many states.
 WINDOW_STATES = 128
@@ -33,9 +33,13 @@ CUT_WINDOWS = 8
 #: Most unit right-hand sides solved at once in one local system.
 _MAX_RHS = 512
 
+#: A chain of at most this many roll states is one local system: one factorisation
+#: and one dense block of ``G`` serve every target (cheaper than many small windows).
+WHOLE_STATES = 1024
+
 
 @single_blas_thread
-def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES) -> np.ndarray:
+def hit_probabilities(board: Board, rules: Rules, *, window: int | None = None) -> np.ndarray:  # noqa: PLR0915
     """``P(a roll ever lands on t)`` for every square ``t``, starting from 0.
 
     "Lands" is as for landing counts: the square a roll reaches before a jump
@@ -61,7 +65,9 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     Neighbouring targets share one local sparse solve.
 
     Cost: one sparse factorisation of the roll chain and one transposed
-    solve, then about ``n / window`` local solves of ``window`` states,
+    solve; on a chain of at most :data:`WHOLE_STATES` states, one more solve
+    with a unit right-hand side per source serves every target at once.
+    Larger chains take about ``n / window`` local solves of ``window`` states,
     each with as many unit right-hand sides as the group has sources: near
     linear in the board size on boards whose snakes are short. A board
     whose snakes overlap end to end has no clean point for long stretches;
@@ -72,6 +78,10 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     solves with ``S``); the local systems are those of ``S``. Only if more
     than :data:`~snlmarkov.chain.solve.MAX_CUT_COLUMNS` columns would have
     to be cut are the local systems the whole chain, and the cost ``n^2``.
+
+    ``window`` is the number of states of each local system: by default the
+    whole chain when it has at most :data:`WHOLE_STATES` states, else
+    :data:`WINDOW_STATES`.
 
     Examples
     --------
@@ -123,6 +133,11 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int = WINDOW_STATES
     # l[x0] for every target: the expected number of landings on it
     landed = np.bincount(land, weights=occ[src] * prob, minlength=n_sq + 1)
 
+    if window is None and k <= WHOLE_STATES:  # small chain: every target from one system, the whole chain
+        _solve_group(a, occ, landed, targets, bounds, src, tgt, prob, 0, k, out)
+        return np.clip(out, 0.0, 1.0)
+
+    window = WINDOW_STATES if window is None else max(1, int(window))
     # clean points of I - Q: G[y, s] = 0 when y is at or after the first clean point after s
     clean = block_bounds(a, rows=1)
     low_rank = None

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from ..args import board_arg, rules_arg
 from ..board import Board
 from ..chain.model import TransitionModel, check_model_memory, turn_landings, turn_model
 from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
-from ..errors import BoardError, RuleError, SnlError
+from ..errors import SnlError
 from ..limits import check_memory, show_value
 from ..rules import Rules
 from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
@@ -303,7 +304,7 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     from ..chain.model import _turn_system, _turn_system_states
     from ..chain.solve import solve_blocks
 
-    rules = Rules() if rules is None else rules
+    board, rules = board_arg(board), rules_arg(rules)
     a = _turn_system(board, rules)
     states = _turn_system_states(board, a)
     if states.size < a.shape[0]:
@@ -346,12 +347,7 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
     >>> max(a.jump_uses, key=a.jump_uses.get)  # the snake 47->26 is used most
     47
     """
-    board = Board.builtin() if board is None else board
-    rules = Rules() if rules is None else rules
-    if not isinstance(board, Board):
-        raise BoardError(f"board must be a Board, got {type(board).__name__}")
-    if not isinstance(rules, Rules):
-        raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     check_model_memory(board, rules, "analyze()", per_entry=100)
     model = turn_model(board, rules)

@@ -1,8 +1,11 @@
-"""Expected game length as an exact fraction, with no floating point anywhere.
+"""Expected game length as an exact fraction, with no floating point in the arithmetic.
 
-This module applies the rules with its own scalar code (a turn is followed
-roll by roll in rational arithmetic) and solves the expected-turns equations
-exactly, so it is also an independent check of the floating-point models.
+A turn is followed roll by roll from the exact kernel's outcomes (where each
+roll leaves the token, :func:`~snlmarkov.chain.mechanics.roll_slots`), each
+weighted by the die's exact probability, and the expected-turns equations are
+solved by exact elimination. It shares the statement of a roll with the
+floating-point models but none of their arithmetic; the tests check both
+against brute force written from the rules.
 """
 
 from __future__ import annotations
@@ -10,47 +13,28 @@ from __future__ import annotations
 from collections import deque
 from fractions import Fraction
 
+import numpy as np
+
+from ..args import board_arg, rules_arg
 from ..board import Board
-from ..errors import LimitError, SnlError, UnwinnableBoardError
+from ..errors import LimitError, UnwinnableBoardError
 from ..limits import MAX_EXACT_SQUARES
 from ..rules import Rules
+from .mechanics import exact_slot_probs, index_dtype, roll_slots
 
 __all__ = ["exact_expected_turns", "exact_turn_row"]
 
 
-def _outcomes(board: Board, rules: Rules, dest: dict, origin: int, cur: int, sixes: int):
-    """Outcomes of one roll as ``(probability, continues, square)`` triples."""
-    n, f = board.size, rules.faces
-    if rules.start_on_six and cur == 0 and sixes == 0:
-        return [(Fraction(1, f), True, 0), (Fraction(f - 1, f), False, 0)]
-    capped = rules.max_sixes is not None and sixes >= rules.max_sixes
-    out = []
-    faces = range(1, f) if capped and rules.on_cap == "redeal" else range(1, f + 1)
-    share = Fraction(1, f - 1) if capped and rules.on_cap == "redeal" else Fraction(1, f)
-    for k in faces:
-        if capped and k == f:  # forfeit: the whole turn is void; restart: back to square 0
-            out.append((share, False, 0 if rules.on_cap == "restart" else origin))
-            continue
-        t = cur + k
-        bounced = False
-        if t > n:
-            if rules.finish == "stay":
-                out.append((share, False, cur))
-                continue
-            bounced = rules.finish == "bounce"
-            t = 2 * n - t if bounced else n
-        q = t if bounced and not rules.jump_after_bounce else _follow(board, dest, t)
-        bonus = k == f and rules.bonus_on_six and not capped and q != n
-        out.append((share, bonus, q))
-    return out
+def _outcomes(board: Board, rules: Rules, dest: np.ndarray, origin: int, cur: int, sixes: int):
+    """Outcomes of one roll as ``(probability, continues, square)`` triples, the probability exact.
 
-
-def _follow(board: Board, dest: dict, t: int) -> int:
-    """Where a token that lands on ``t`` stays: every jump of a chain taken."""
-    q = dest.get(t, t)
-    while board.chain and q in dest:
-        q = dest[q]
-    return q
+    The squares and whether the turn goes on come from the exact kernel
+    (:func:`~snlmarkov.chain.mechanics.roll_slots`); the probabilities from
+    the die's fractions (:func:`~snlmarkov.chain.mechanics.exact_slot_probs`).
+    """
+    s = roll_slots(board, rules, np.array([cur]), np.array([sixes]), np.array([origin]), dest=dest)
+    probs = exact_slot_probs(rules.die, bool(s.capped[0]) and rules.on_cap == "redeal")
+    return [(p, bool(s.cont[0, j]), int(s.square[0, j])) for j, p in enumerate(probs) if p > 0]
 
 
 def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction]:
@@ -72,7 +56,7 @@ def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction
     >>> exact_turn_row(Board(4, {3: 1}), Rules(faces=2, max_sixes=None), 1)
     {2: Fraction(1, 1)}
     """
-    dest = dict(board.jumps)
+    dest = board.destination().astype(index_dtype(board.size + 2 * rules.die.top))
     seen: dict[tuple[int, int], int] = {}
     weights: list[Fraction] = []  # probability of reaching each in-turn state
     ends: list[dict[int, Fraction]] = []  # where the turn ends from it, weighted
@@ -107,7 +91,7 @@ def exact_turn_row(board: Board, rules: Rules, start: int) -> dict[int, Fraction
     return dict(sorted(row.items()))
 
 
-def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:
+def exact_expected_turns(board: Board | None = None, rules: Rules | None = None) -> Fraction:  # noqa: C901
     """Expected number of turns from square 0, as an exact fraction.
 
     Only rational arithmetic is used: the turn-level rows are built exactly
@@ -116,7 +100,7 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
     small on real boards).
 
     Cost: exact elimination over the squares a turn can move back to, about
-    cubic in the board: 1 s at 100 squares, 20 s at 1,000. Boards over
+    cubic in the board (``benchmarks/README.md`` has the measured times). Boards over
     :data:`snlmarkov.limits.MAX_EXACT_SQUARES` (1,000) are refused.
 
     Raises
@@ -136,10 +120,7 @@ def exact_expected_turns(board: Board | None = None, rules: Rules | None = None)
     >>> float(e)
     39.22512230823...
     """
-    board = Board.builtin() if board is None else board
-    rules = Rules() if rules is None else rules
-    if not isinstance(board, Board) or not isinstance(rules, Rules):
-        raise SnlError("exact_expected_turns takes a Board and a Rules")
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     if board.size > MAX_EXACT_SQUARES:
         raise LimitError(

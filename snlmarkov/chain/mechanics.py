@@ -5,27 +5,37 @@ playable engine and the simulator apply the rules with code of their own, so
 that cross-checking the two paths compares independent implementations.
 
 :func:`roll_slots` is the one place the rules of a single roll live: it
-returns a ``(states, faces)`` table per outcome field, one column per face
-of the die. :func:`one_roll` flattens that table to one entry per outcome.
+returns a ``(states, values)`` table per outcome field, one column per value
+of the die (:func:`die_columns`). :func:`one_roll` flattens that table to one entry per outcome.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ..board import Board
+from ..dice import Die
 from ..limits import check_memory
 from ..rules import Rules
 
 __all__ = [
+    "DieColumns",
+    "die_columns",
+    "exact_slot_probs",
+    "NO_CAP_MASS",
+    "no_cap_depth",
     "RollOutcomes",
     "RollSlots",
     "RollStory",
     "one_roll",
     "roll_slots",
+    "roll_slots_batch",
+    "batchable",
     "roll_story",
     "index_dtype",
     "ChainSteps",
@@ -43,6 +53,92 @@ def index_dtype(*bounds: int) -> type[np.signedinteger[Any]]:
     ('int32', 'int64')
     """
     return np.int32 if max(bounds, default=0) < 2**30 else np.int64
+
+
+#: Without a cap a turn may hold any number of sixes. Runs of sixes whose
+#: probability is below this are cut from the turn-level matrices (their mass
+#: stays on the square where the turn began).
+NO_CAP_MASS = 1e-20
+
+
+@functools.lru_cache(maxsize=64)
+def no_cap_depth(die: Die) -> int:
+    """Rolls a turn follows without a cap: the first ``d`` with ``P(top) ** d < NO_CAP_MASS``.
+
+    Compared exactly (in fractions), so the depth does not hang on rounding.
+
+    Examples
+    --------
+    >>> from snlmarkov import Die
+    >>> no_cap_depth(Die(6)), no_cap_depth(Die.weighted({1: 1, 6: 3}))
+    (26, 161)
+    """
+    p, bound = die.top_prob, Fraction(NO_CAP_MASS)
+    if p >= 1:
+        raise ValueError("a die whose only value is its top earns a bonus on every roll")  # Rules refuses it
+    depth = 1
+    while p**depth >= bound:
+        depth += 1
+    return depth
+
+
+@dataclass(frozen=True, eq=False)
+class DieColumns:
+    """A die as the columns of :func:`roll_slots`.
+
+    Attributes
+    ----------
+    values : ndarray of int
+        The die's values, increasing (column ``k`` is value ``values[k]``).
+    probs : ndarray of float
+        Their probabilities.
+    capped : ndarray of float
+        The probabilities of the capped roll under ``redeal``: the die
+        without its top value, renormalised (the last entry 0). All zeros
+        for a die with a single value (which no rule set redeals).
+    zero : bool
+        Whether the first value is 0 (a move that moves nothing).
+    """
+
+    values: np.ndarray
+    probs: np.ndarray
+    capped: np.ndarray
+    zero: bool
+
+
+@functools.lru_cache(maxsize=64)
+def die_columns(die: Die) -> DieColumns:
+    """The columns of :func:`roll_slots` for ``die`` (cached; the arrays are read-only).
+
+    Examples
+    --------
+    >>> from snlmarkov import Die
+    >>> c = die_columns(Die.faces(0, 4, 4))
+    >>> c.values.tolist(), c.probs.round(3).tolist(), c.capped.tolist(), c.zero
+    ([0, 4], [0.333, 0.667], [1.0, 0.0], True)
+    """
+    values = np.array(die.values, dtype=np.int64)
+    probs = np.array(die.probs)
+    capped = np.zeros(values.size)
+    if values.size > 1:
+        capped[:-1] = die.without_top().probs
+    for a in (values, probs, capped):
+        a.setflags(write=False)
+    return DieColumns(values, probs, capped, bool(values[0] == 0))
+
+
+def exact_slot_probs(die: Die, redeal: bool) -> tuple[Fraction, ...]:
+    """The exact probability of each column of :func:`roll_slots`: the die, or its capped roll.
+
+    Examples
+    --------
+    >>> from snlmarkov import Die
+    >>> [str(p) for p in exact_slot_probs(Die(3), True)]
+    ['1/2', '1/2', '0']
+    """
+    if not redeal:
+        return die.pmf
+    return die.without_top().pmf + (Fraction(0),)
 
 
 @dataclass(frozen=True)
@@ -82,10 +178,12 @@ class RollOutcomes:
 
 @dataclass(frozen=True)
 class RollSlots:
-    """The outcomes of one roll as ``(states, faces)`` tables.
+    """The outcomes of one roll as ``(states, values)`` tables.
 
-    Column ``k - 1`` holds the outcome of face ``k``. A slot whose ``prob``
-    is 0 is no outcome (the six under ``redeal`` at the cap). Other fields
+    Column ``k`` holds the outcome of the die's ``k``-th value
+    (:attr:`DieColumns.values`, increasing: the last column is the top
+    value, "the six"). A slot whose ``prob`` is 0 is no outcome (the six
+    under ``redeal`` at the cap). Other fields
     are as in :class:`RollOutcomes`. In each row only the last column (the
     six) can have ``cont`` set.
 
@@ -121,7 +219,12 @@ def roll_slots(
     *,
     dest: np.ndarray | None = None,
 ) -> RollSlots:
-    """All outcomes of the next roll from the states ``(cur, sixes, origin)``, one column per face.
+    """All outcomes of the next roll from the states ``(cur, sixes, origin)``, one column per die value.
+
+    This is the one statement of a roll on the exact side: every exact
+    consumer reads it (the turn and roll models, the fraction solver, the
+    batched design evaluator through :func:`roll_slots_batch`, and the story
+    of a logged roll that :func:`~snlmarkov.verify_game` checks).
 
     ``cur`` is the token's square, ``sixes`` how many sixes the turn holds so
     far (0 at the start of a turn) and ``origin`` where the turn began (used
@@ -136,10 +239,55 @@ def roll_slots(
     >>> s.square.tolist(), s.landing.tolist(), s.cont.tolist()
     ([[1, 4, 3], [4, 3, 3]], [[1, 2, 3], [4, -1, -1]], [[False, False, True], [False, False, False]])
     """
-    n_sq = board.size
-    f = rules.faces
     if dest is None:
-        dest = board.destination().astype(index_dtype(n_sq + 2 * f))
+        dest = board.destination().astype(index_dtype(board.size + 2 * rules.die.top))
+    return _slots(board.size, rules, cur, sixes, origin, dest, None)
+
+
+def roll_slots_batch(
+    size: int, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray, dest: np.ndarray, base: np.ndarray
+) -> RollSlots:
+    """:func:`roll_slots` for states of many boards of one size at once.
+
+    ``dest`` holds the boards' destinations one after the other (``B * (size
+    + 1)`` entries, :meth:`Board.destination` of each); state ``i`` is on the
+    board whose destinations start at ``dest[base[i]]``. A destination past
+    ``size`` is a second absorbing state: the turn ends there.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> dest = np.concatenate([Board(4, {2: 4}).destination(), Board(4).destination()])
+    >>> s = roll_slots_batch(4, Rules(faces=3), np.array([0, 0]), np.array([0, 0]), np.array([0, 0]), dest, np.array([0, 5]))
+    >>> s.square.tolist()
+    [[1, 4, 3], [1, 2, 3]]
+    """
+    return _slots(size, rules, cur, sixes, origin, dest, np.asarray(base)[:, None])
+
+
+def batchable(rules: Rules) -> bool:
+    """Whether :func:`roll_slots_batch` rolls these rules: every roll decided by ``(square, sixes, origin)``.
+
+    True for every rule of ``docs/rules.md`` that needs no decision: the
+    batched design evaluator asks this, not the rule fields' names, to choose
+    its fast path. A rule whose roll depends on more than the in-turn state
+    (a choice made by a policy) answers False here until the kernel takes it.
+
+    Examples
+    --------
+    >>> from snlmarkov import Rules
+    >>> batchable(Rules.preset("family").replace(die="2d6"))
+    True
+    """
+    return isinstance(rules, Rules)
+
+
+def _slots(
+    n_sq: int, rules: Rules, cur: Any, sixes: Any, origin: Any, dest: np.ndarray, base: np.ndarray | None
+) -> RollSlots:
+    """The body of :func:`roll_slots`: ``base`` offsets each state into ``dest`` (or None: one board)."""
+    cols = die_columns(rules.die)
+    f = cols.values.size
     itype = dest.dtype
     cur = np.asarray(cur, dtype=itype)
     sixes = np.asarray(sixes)
@@ -150,11 +298,10 @@ def roll_slots(
     void = capped & (rules.on_cap == "forfeit")
     home = capped & (rules.on_cap == "restart")
 
-    prob = np.full((b, f), 1.0 / f)
+    prob = np.repeat(cols.probs[None, :], b, axis=0)
     if redeal.any():
-        prob[redeal, : f - 1] = 1.0 / (f - 1)  # a redealt roll is uniform on 1..faces-1
-        prob[redeal, f - 1] = 0.0
-    t = cur[:, None] + np.arange(1, f + 1, dtype=itype)
+        prob[redeal] = cols.capped  # the die without its top value, renormalised
+    t = cur[:, None] + cols.values.astype(itype)
     stay = np.zeros((b, f), dtype=bool)
     over = t > n_sq
     bounced = over if rules.finish == "bounce" else np.zeros((b, f), dtype=bool)
@@ -166,14 +313,17 @@ def roll_slots(
         stay = over
         t[stay] = -1
     landing = t
-    square = dest[np.maximum(t, 0)]
+    square = dest[np.maximum(t, 0)] if base is None else dest[base + np.maximum(t, 0)]
+    if cols.zero:  # a move of 0 moves nothing and lands nowhere
+        landing[:, 0] = -1
+        square[:, 0] = cur
     if rules.finish == "bounce" and not rules.jump_after_bounce:
         np.copyto(square, t, where=over)  # the token stays on the bounce square, jump or not
     if rules.finish == "stay":
         np.copyto(square, cur[:, None], where=stay)
     cont = np.zeros((b, f), dtype=bool)
     if rules.bonus_on_six:
-        cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped
+        cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] < n_sq) & ~capped
 
     voided = np.zeros((b, f), dtype=bool)
     if void.any():  # forfeit: a six at the cap voids the turn, back to its origin
@@ -215,7 +365,7 @@ def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, ori
     valid = s.valid
     itype = s.square.dtype
     index = np.broadcast_to(np.arange(valid.shape[0], dtype=itype)[:, None], valid.shape)
-    face = np.broadcast_to(np.arange(1, valid.shape[1] + 1, dtype=itype), valid.shape)
+    face = np.broadcast_to(die_columns(rules.die).values.astype(itype), valid.shape)
     return RollOutcomes(index[valid], s.prob[valid], s.landing[valid], s.square[valid], s.cont[valid], face[valid])
 
 
@@ -248,10 +398,14 @@ class RollStory:
     cont: bool
 
 
-def roll_story(
+def roll_story(  # noqa: C901
     board: Board, rules: Rules, cur: int, sixes: int, origin: int, face: int, *, dest: np.ndarray | None = None
 ) -> RollStory:
-    """The events one roll of ``face`` produces from the in-turn state ``(cur, sixes, origin)``.
+    """The events one roll of ``face`` (a value of the die) produces from the in-turn state ``(cur, sixes, origin)``.
+
+    A value the die cannot show, or one the rules cannot deal there (the
+    six under ``redeal`` at the cap), has probability 0 and no steps. A roll
+    of 0 produces only its ``roll`` step (nothing moves, nothing is landed).
 
     It reads everything from :func:`roll_slots`, so a record verified with
     it follows the same mechanics as the matrices. A new rule needs a flag
@@ -266,11 +420,11 @@ def roll_story(
     >>> roll_story(Board(10), Rules(), 4, 2, 4, 6).prob  # redeal: a capped six is never dealt
     0.0
     """
-    f = rules.faces
-    if not 1 <= face <= f:
+    values = rules.die.values
+    j = _column_of(values, face)
+    if j < 0:
         return RollStory(0.0, (), int(cur), False)
     s = roll_slots(board, rules, np.array([cur]), np.array([sixes]), np.array([origin]), dest=dest)
-    j = face - 1
     prob = float(s.prob[0, j])
     if prob <= 0:
         return RollStory(0.0, (), int(cur), False)
@@ -291,6 +445,8 @@ def roll_story(
     if s.overshoot[0, j]:
         steps.append({"kind": "overshoot", "square": int(cur), "value": int(face)})
         return RollStory(prob, tuple(steps), square, cont)
+    if face == 0:  # a move of 0: nothing moves, nothing is landed on
+        return RollStory(prob, tuple(steps), square, cont)
     if s.bounced[0, j]:
         steps.append({"kind": "bounce", "target": landing})
     steps.append({"kind": "move", "start": int(cur), "end": landing})
@@ -304,6 +460,20 @@ def roll_story(
     if cont:
         steps.append({"kind": "bonus_roll"})
     return RollStory(prob, tuple(steps), square, cont)
+
+
+def _column_of(values: tuple[int, ...], face: Any) -> int:
+    """The column of ``face`` among the die's ``values``, or -1 when the die cannot show it."""
+    if isinstance(face, bool) or not isinstance(face, (int, np.integer)):
+        return -1
+    lo, hi = 0, len(values)
+    while lo < hi:  # bisect: values are increasing
+        mid = (lo + hi) // 2
+        if values[mid] < face:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(values) and values[lo] == face else -1
 
 
 @dataclass(frozen=True)

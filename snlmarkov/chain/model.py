@@ -27,11 +27,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
+from ..args import board_arg, rules_arg
 from ..board import Board
 from ..errors import ModelError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
-from .mechanics import all_landings, chain_landings, index_dtype, one_roll, roll_slots
+from .mechanics import NO_CAP_MASS, all_landings, chain_landings, index_dtype, no_cap_depth, one_roll, roll_slots
 
 __all__ = [
     "TransitionModel",
@@ -44,11 +45,6 @@ __all__ = [
     "can_finish",
     "NO_CAP_MASS",
 ]
-
-#: Without a cap a turn may hold any number of sixes. Runs of sixes whose
-#: probability is below this are cut from the turn-level matrix (their mass
-#: stays on the square where the turn began).
-NO_CAP_MASS = 1e-20
 
 _ROW_SUM_TOL = 1e-12
 
@@ -186,18 +182,15 @@ def turn_levels(rules: Rules) -> int:
     if not rules.bonus_on_six:
         return 1 + int(rules.start_on_six)
     if rules.max_sixes is None:
-        depth = 1
-        while rules.faces ** -float(depth) >= NO_CAP_MASS:
-            depth += 1
-        return depth
+        return no_cap_depth(rules.die)
     return rules.max_sixes + 1
 
 
 def check_model_memory(board: Board, rules: Rules, what: str, *, per_entry: int = 24, levels: int = 0) -> None:
     """Refuse, before allocating, a model whose arrays would pass the memory limit.
 
-    The estimate is ``size * faces * levels * per_entry`` bytes: every
-    (square, roll of the turn, face) is a candidate entry while the matrix is
+    The estimate is ``size * values * levels * per_entry`` bytes: every
+    (square, roll of the turn, value of the die) is a candidate entry while the matrix is
     built. ``per_entry`` 24 covers the matrix build; the full
     :func:`~snlmarkov.analyze` keeps several such arrays (about 100).
 
@@ -207,8 +200,9 @@ def check_model_memory(board: Board, rules: Rules, what: str, *, per_entry: int 
         Naming the board size, the estimate and the limit.
     """
     levels = levels or turn_levels(rules)
-    need = float(board.size + 1) * rules.faces * levels * per_entry
-    check_memory(need, f"{what} of a {board.size:,}-square board with a {rules.faces}-faced die")
+    values = len(rules.die.values)
+    need = float(board.size + 1) * values * levels * per_entry
+    check_memory(need, f"{what} of a {board.size:,}-square board with a die of {values} values")
 
 
 def can_finish(matrix: sp.spmatrix, absorbing: int) -> np.ndarray:
@@ -355,7 +349,7 @@ def turn_landings(board: Board, rules: Rules, weights: np.ndarray) -> np.ndarray
     return _turn_rows(board, rules, landings=False, rolls=False, landing_weights=weights).landings[2]
 
 
-def _turn_rows(
+def _turn_rows(  # noqa: C901, PLR0915
     board: Board,
     rules: Rules,
     *,
@@ -382,15 +376,15 @@ def _turn_rows(
     ``(empty, empty, weights @ landings)``: the weighted landings per
     square, summed as the paths are followed (no COO table is kept).
     """
-    n, f = board.size, rules.faces
-    itype = index_dtype(n + 2 * f + 2)
+    n, f = board.size, len(rules.die.values)
+    itype = index_dtype(n + 2 * rules.die.top + 2)
     dest = board.destination().astype(itype)
     chained = chain_landings(board) if (landings or landing_weights is not None) else None
     no_cap = rules.max_sixes is None
-    if no_cap:  # levels until a run of sixes is rarer than NO_CAP_MASS
-        depth = 1
-        while f ** -float(depth) >= NO_CAP_MASS:
-            depth += 1
+    if no_cap and rules.bonus_on_six:  # levels until a run of sixes is rarer than NO_CAP_MASS
+        depth = no_cap_depth(rules.die)
+    elif no_cap:  # no bonus: a turn is one roll, or an entering six and one roll
+        depth = 2
     else:
         depth = int(rules.max_sixes or 0) + 1
     est_levels = depth + 1 if (rules.bonus_on_six or rules.start_on_six) else 1
@@ -546,7 +540,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     >>> round(float(m.matrix[0, 38]), 6)  # a 1 climbs the ladder to 38
     0.166667
     """
-    rules = Rules() if rules is None else rules
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     check_model_memory(board, rules, "the turn matrix")
     n = board.size
@@ -612,7 +606,7 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     >>> m.n_states, m.labels[11]
     (31, RollState(square=0, sixes=1, origin=-1))
     """
-    rules = Rules() if rules is None else rules
+    board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     check_model_memory(board, rules, "the roll matrix", levels=1 + (rules.max_sixes or 1))
     n = board.size

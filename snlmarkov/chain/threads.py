@@ -30,7 +30,7 @@ _limiter: Any = None
 
 
 def _get_controller() -> Any:
-    """The threadpoolctl controller, made once the BLAS libraries are loaded (about 10 ms, once)."""
+    """The threadpoolctl controller, made once the BLAS libraries are loaded (once)."""
     global _controller
     if _controller is None:
         import numpy  # noqa: F401  (load both BLAS builds before looking for them)

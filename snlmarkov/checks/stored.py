@@ -132,21 +132,21 @@ def _survival(board: Board, rules: Rules) -> np.ndarray:
 def _landed(log) -> list[int]:
     """Squares landed on by the rolls of one turn's events (chained jump squares included)."""
     out: list[int] = []
-    last = -1
+    counted = -1  # the square last counted as landed on
     for e in log:
         if isinstance(e, Move):
             out.append(e.end)
-            last = e.end
+            counted = e.end
         elif isinstance(e, (Ladder, Snake)):
-            if e.start != last:  # a chained jump: its start was landed on too
+            if e.start != counted:  # a chained jump: the square where it starts was landed on too
                 out.append(e.start)
-            last = e.end
+                counted = e.start
         elif isinstance(e, Bounce):
             continue
     return out
 
 
-def _turn_counts(records, surv: np.ndarray, alpha: float) -> tuple[Check, int, int]:
+def _turn_counts(records, surv: np.ndarray, alpha: float) -> tuple[Check, int, int]:  # noqa: C901
     """The censored log-rank test of the seats' turn counts."""
     horizon = surv.shape[1] - 1
     at_risk: list[tuple[int, int, bool]] = []  # (start square, turns played, finished)

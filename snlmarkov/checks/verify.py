@@ -10,6 +10,16 @@ them field by field with the log, reporting the first event that differs by
 turn and event index. It also checks that every turn ``start -> end`` has
 positive probability in the turn-level matrix, and reports the
 log-probability of each turn and of the whole game.
+
+Two verdicts are kept apart. Whether the record follows the rules
+(:attr:`VerificationReport.rules_verdict`: a whole game, ``"unfinished"`` when
+its log stops before the game is over, or a broken rule), and, given the
+server's key, whether the server signed it
+(:attr:`VerificationReport.signature`). Rules alone cannot tell a forged
+record from a played one when the forgery is itself a legal game (a turn
+turned into a countdown skip, a game cut short at a turn boundary): the
+signature can. A skipped turn is legal only in a record signed as played
+online (only an online room's countdown skips a turn).
 """
 
 from __future__ import annotations
@@ -23,7 +33,29 @@ from ..errors import GameError
 from ..game.events import Bump, Finish, GameOver, Roll, Skip, event_from_dict
 from ..state import GameState
 
-__all__ = ["verify_game", "VerificationReport", "TurnCheck"]
+__all__ = [
+    "verify_game",
+    "VerificationReport",
+    "TurnCheck",
+    "FOLLOWS_RULES",
+    "UNFINISHED",
+    "BREAKS_RULES",
+    "SIGNED",
+    "NOT_SIGNED",
+    "SIGNATURE_MISMATCH",
+    "SIGNATURE_UNCHECKED",
+]
+
+#: The rules verdicts: a whole game that follows the rules, a record that follows them but stops
+#: before the game is over, a record that breaks them.
+FOLLOWS_RULES, UNFINISHED, BREAKS_RULES = "follows the rules", "unfinished", "breaks the rules"
+#: The signature verdicts.
+SIGNED = "signed by this server"
+NOT_SIGNED = "not signed"
+SIGNATURE_MISMATCH = "signature does not match"
+SIGNATURE_UNCHECKED = "signature not checked (no key given)"
+
+_SKIP_UNSIGNED = "a skipped turn, legal only in a record this server signed as played online"
 
 
 @dataclass(frozen=True)
@@ -80,6 +112,17 @@ class VerificationReport:
         Log-probability of the exact sequence of rolls.
     failures : tuple of str
         One line per failing turn, naming it.
+    finished : bool
+        The log ends with the game over (a whole game, not a part of one).
+    signature : str
+        :data:`SIGNED`, :data:`NOT_SIGNED`, :data:`SIGNATURE_MISMATCH`, or
+        :data:`SIGNATURE_UNCHECKED` when no key was given.
+
+    Notes
+    -----
+    ``passed`` says that every turn follows the rules, also in a record that
+    stops before the end: :attr:`rules_verdict` (or :attr:`whole_game`) says
+    whether it is a whole game.
     """
 
     passed: bool
@@ -87,11 +130,39 @@ class VerificationReport:
     log_probability: float
     rolls_log_probability: float
     failures: tuple
+    finished: bool = True
+    signature: str = SIGNATURE_UNCHECKED
+
+    @property
+    def follows_rules(self) -> bool:
+        """Every turn follows the rules (the same as ``passed``)."""
+        return self.passed
+
+    @property
+    def whole_game(self) -> bool:
+        """A whole game that follows the rules."""
+        return self.passed and self.finished
+
+    @property
+    def rules_verdict(self) -> str:
+        """:data:`FOLLOWS_RULES` (a whole game), :data:`UNFINISHED` or :data:`BREAKS_RULES`."""
+        if not self.passed:
+            return BREAKS_RULES
+        return FOLLOWS_RULES if self.finished else UNFINISHED
+
+    @property
+    def signed(self) -> bool:
+        """Signed by the server whose key was given."""
+        return self.signature == SIGNED
 
     def __str__(self) -> str:
         n = sum(not t.skipped for t in self.turns)
-        head = "PASSED" if self.passed else "FAILED"
-        lines = [f"{head}: {n} turns checked against the exact turn matrix, log-probability {self.log_probability:.4f}"]
+        head = {FOLLOWS_RULES: "PASSED", UNFINISHED: "UNFINISHED", BREAKS_RULES: "FAILED"}[self.rules_verdict]
+        what = "" if self.finished or not self.passed else " (the log stops before the game is over)"
+        lines = [
+            f"{head}: {n} turns checked against the exact turn matrix, log-probability "
+            f"{self.log_probability:.4f}{what}; {self.signature}"
+        ]
         lines += [f"  {f}" for f in self.failures]
         return "\n".join(lines)
 
@@ -142,7 +213,15 @@ def _turn_groups(log: tuple) -> list[tuple]:
     return [tuple(g) for g in groups]
 
 
-def verify_game(record) -> VerificationReport:
+def _signature(record, key) -> str:
+    if key is None:
+        return NOT_SIGNED if not record.signature else SIGNATURE_UNCHECKED
+    if not record.signature:
+        return NOT_SIGNED
+    return SIGNED if record.signature_matches(key) else SIGNATURE_MISMATCH
+
+
+def verify_game(record, *, key: bytes | None = None) -> VerificationReport:  # noqa: C901, PLR0915
     """Check a played game, event by event, against the exact model's roll mechanics.
 
     Every turn is regenerated from the state the game had reached (every
@@ -151,18 +230,22 @@ def verify_game(record) -> VerificationReport:
     shows, through the same roll mechanics the matrices are built from; the
     regenerated events must equal the logged ones in every field. A turn
     logged as skipped must be a lone :class:`~snlmarkov.game.events.Skip` of
-    the seat due.
+    the seat due, in a record signed (with ``key``) as played online.
 
     Parameters
     ----------
     record : GameRecord
         A game played with :class:`~snlmarkov.Game` (or read from JSON).
+    key : bytes, optional
+        The server's signing key (see :mod:`snlmarkov.web.store`): the
+        report then says whether this server signed the record.
 
     Returns
     -------
     VerificationReport
         ``passed`` is True when every turn holds; ``failures`` names each
-        failing turn and its first differing event.
+        failing turn and its first differing event; ``rules_verdict`` says
+        whether it is a whole game, and ``signature`` who signed it.
 
     Raises
     ------
@@ -185,6 +268,15 @@ def verify_game(record) -> VerificationReport:
     (True, True)
     >>> report.log_probability < 0
     True
+    >>> report.rules_verdict, report.signature
+    ('follows the rules', 'not signed')
+    >>> key = bytes(range(32))
+    >>> verify_game(record.signed(key), key=key).signature
+    'signed by this server'
+    >>> part = snl.Game(players=2, rng=7)
+    >>> _ = part.take_turn()
+    >>> verify_game(part.record()).rules_verdict
+    'unfinished'
     """
     from ..game.record import GameRecord  # the engine's data class; no probability code
 
@@ -192,6 +284,8 @@ def verify_game(record) -> VerificationReport:
         raise GameError(f"verify_game takes a GameRecord, got {type(record).__name__}")
     if not record.log:
         raise GameError("the record's log is empty: there is no game to verify")
+    signature = _signature(record, key)
+    skips_legal = record.online and signature == SIGNED
     board, rules = record.board, record.rules
     n = board.size
     dest = board.destination()
@@ -217,6 +311,8 @@ def verify_game(record) -> VerificationReport:
         if isinstance(group[0], Skip):
             expected: list = [Skip(seat=seat, turn=t.turn)]
             end = start
+            if not skips_legal:
+                problems.append(_SKIP_UNSIGNED)
         else:
             expected, end, roll_logp, problem = _expected_rolls(board, rules, dest, seat, t.turn, start, values)
             if problem:
@@ -236,7 +332,7 @@ def verify_game(record) -> VerificationReport:
                 if record.mode == "classic" or len(finished) == k:
                     game_over = True
                     expected.append(GameOver(seat=seat, turn=t.turn, finishing_order=tuple(finished)))
-        if not problems or problems == ["a turn after the game was over"]:
+        if all(p in ("a turn after the game was over", _SKIP_UNSIGNED) for p in problems):
             diff = _first_difference(expected, group)
             if diff:
                 problems.append(diff)
@@ -278,4 +374,6 @@ def verify_game(record) -> VerificationReport:
         log_probability=float(sum(c.log_probability for c in checks)),
         rolls_log_probability=float(sum(c.rolls_log_probability for c in checks)),
         failures=tuple(failures),
+        finished=record.finished,
+        signature=signature,
     )

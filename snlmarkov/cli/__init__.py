@@ -31,7 +31,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every available sub-command."""
     parser = _Parser(prog="snlmarkov", description="Snakes & Ladders as an exact Markov chain.")
-    from .. import __version__
+    from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"snlmarkov {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

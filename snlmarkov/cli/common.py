@@ -232,11 +232,12 @@ def parse_setting(text: str) -> tuple[str, Any]:
     """
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
-    fields = {f.name: f for f in dataclasses.fields(Rules)}
+    fields = {f.name: f.default for f in dataclasses.fields(Rules)}
+    fields["faces"] = 6  # shorthand for die=dN (Rules' faces=)
     if not sep or name not in fields:
         raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {clean_text(repr(text))}")
     low = raw.lower()
-    default = fields[name].default
+    default = fields[name]
     if isinstance(default, bool):
         truth = {
             "true": True,

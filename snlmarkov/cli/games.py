@@ -92,7 +92,7 @@ def open_store(path: str) -> Any:
     missing = [c for c in _COLUMNS if c not in columns]
     if missing:
         raise InputFileError(f"{shown}: its games table lacks the column(s) {', '.join(missing)}")
-    return GameStore(p)
+    return GameStore(p, create_key=False)  # a reading tool never makes the signing key
 
 
 def stored_games(store: Any, status: str | None = None) -> Iterator[tuple[Any, Any, str]]:

@@ -1,7 +1,9 @@
 """``snlmarkov serve``: the browser game (pass & play, AI seats, private online rooms).
 
 Starts the web app of :mod:`snlmarkov.web` under uvicorn, on 127.0.0.1 unless
-``--host`` says otherwise. With ``--db`` every finished game (and every
+``--host`` says otherwise. The address and port are checked (and the port
+taken) before the address is printed or the database created. The server's
+limits are those of :class:`snlmarkov.web.limits.ServerLimits` (``docs/web.md``). With ``--db`` every finished game (and every
 abandoned one, marked so) is stored in that SQLite file; see
 ``snlmarkov games`` and ``snlmarkov verify``. Needs the ``web`` extra
 (``pip install "snlmarkov[web]"``).
@@ -32,6 +34,25 @@ def register(subparsers: Any) -> None:
         "--countdown", type=float, default=30.0, metavar="S", help="seconds before a stalled online player is skipped"
     )
     parser.add_argument("--ai-delay", type=float, default=1.2, metavar="S", help="seconds an AI seat waits to roll")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the pages are reached by (besides IP addresses and localhost); repeatable",
+    )
+    parser.add_argument(
+        "--proxy",
+        metavar="ADDR",
+        help="address of a reverse proxy in front: its X-Forwarded-For names the client (ignored otherwise)",
+    )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change one of the server's limits (docs/web.md lists them), e.g. --limit rooms_per_address=50; repeatable",
+    )
     parser.set_defaults(func=run)
 
 
@@ -48,25 +69,54 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ..web.app import create_app
+        from ..web.serving import bind, uvicorn_config
     except ImportError as exc:
         raise SnlError(f'serve needs the web extra (pip install "snlmarkov[web]"): {exc}') from None
     from ..web.store import GameStore
 
-    store = GameStore(args.db) if args.db else None
-    app = create_app(store=store, countdown=args.countdown, ai_delay=args.ai_delay)
-    print(f"snlmarkov: open http://{args.host}:{args.port}/  (Ctrl+C stops)", flush=True)
-    config = uvicorn.Config(
-        app,
-        host=args.host,
-        port=args.port,
-        ws_max_size=16384,
-        ws_per_message_deflate=False,
-        log_level="warning",
-        lifespan="on",
-    )
+    for name in args.allowed_host:
+        if not name or len(name) > 253 or not all(c.isalnum() or c in ".-" for c in name) or not name.isascii():
+            raise SnlError(f"--allowed-host must be a host name (letters, digits, dots, hyphens); got {name[:80]!r}")
+    limits = _limits(args.limit)
+    sock = bind(args.host, args.port)  # the address is checked and the port taken before anything else
     try:
-        uvicorn.Server(config).run()
+        store = GameStore(args.db) if args.db else None
+    except BaseException:
+        sock.close()
+        raise
+    app = create_app(
+        store=store, countdown=args.countdown, ai_delay=args.ai_delay, allowed_hosts=args.allowed_host, limits=limits
+    )
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"snlmarkov: open http://{shown}:{port}/  (Ctrl+C stops)", flush=True)
+    try:
+        uvicorn.Server(uvicorn_config(app, proxy=args.proxy)).run(sockets=[sock])
     finally:
+        sock.close()
         if store is not None:
             store.close()
     return 0
+
+
+def _limits(items: list[str]) -> Any:
+    """The server's limits with the ``--limit NAME=VALUE`` changes."""
+    import dataclasses
+
+    from ..limits import parse_ascii_int
+    from ..web.limits import ServerLimits
+
+    fields = {f.name: f for f in dataclasses.fields(ServerLimits)}
+    changes: dict[str, float] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or name not in fields:
+            raise SnlError(f"--limit takes NAME=VALUE with NAME one of {', '.join(fields)}; got {item[:80]!r}")
+        if fields[name].type in ("int", int):
+            changes[name] = parse_ascii_int(text, f"--limit {name}")
+        else:
+            try:
+                changes[name] = float(text) if text.isascii() else float("nan")
+            except ValueError:
+                changes[name] = float("nan")
+    return ServerLimits(**changes)  # type: ignore[arg-type]

@@ -494,10 +494,10 @@ class Game:
         if self._over:
             raise GameError("the game is over: no more turns can be played")
 
-    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:
+    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:  # noqa: C901
         """Make every roll of one turn; return the square where it ends (before any bump)."""
         rules, size, jumps, chain = self._rules, self._board.size, self._jumps, self._board.chain
-        top = rules.faces
+        top = rules.die.top
         start = position = self._positions[seat]
         needs_six = rules.start_on_six and position == 0
         sixes = 0
@@ -560,7 +560,7 @@ class Game:
 
     def _roll(self, seat: int, turn: int, *, redeal: bool, sixes: int) -> int:
         """One throw of the die; ``redeal`` draws from ``1..faces-1``."""
-        top = self._rules.faces - 1 if redeal else self._rules.faces
+        top = self._rules.die.top - 1 if redeal else self._rules.die.top
         if self._rng is not None:
             return int(self._rng.integers(1, top + 1))
         if self._script is None:  # pragma: no cover - a Game has a generator or a script
@@ -570,8 +570,8 @@ class Game:
             value = next(self._script)
         except StopIteration:
             raise DiceError(f"the scripted dice ran out in {where}") from None
-        if not _is_int(value) or not 1 <= value <= self._rules.faces:
-            raise DiceError(f"scripted roll {value!r} in {where} is not a face 1..{self._rules.faces}")
+        if not _is_int(value) or not 1 <= value <= self._rules.die.top:
+            raise DiceError(f"scripted roll {value!r} in {where} is not a face 1..{self._rules.die.top}")
         if value > top:
             raise DiceError(
                 f"scripted roll {value} in {where} is impossible: after {sixes} sixes the roll is "

@@ -8,6 +8,14 @@ the log leaves the tokens). :meth:`GameRecord.turns` summarises the log turn
 by turn as :class:`TurnSummary` objects, and
 :meth:`Game.replay <snlmarkov.game.engine.Game.replay>` plays a record again.
 
+A record says whether it is a whole game (``"finished"`` in its JSON: the log
+ends with the game over). A server signs the records it keeps
+(:meth:`GameRecord.signed`): an HMAC-SHA256, under a key only the server
+holds, of the record's canonical JSON (:func:`canonical_json`), stored as
+``"signature"``; :meth:`GameRecord.signature_matches` checks it. A signed
+record also says whether it was played online (``"online"``), where a
+countdown may skip a turn.
+
 Examples
 --------
 >>> from snlmarkov import Board, Game, GameRecord, Rules
@@ -20,6 +28,9 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import hmac
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,10 +58,42 @@ from .events import (
 )
 from .seats import Seat
 
-__all__ = ["GameRecord", "TurnSummary", "RECORD_FORMAT"]
+__all__ = ["GameRecord", "TurnSummary", "RECORD_FORMAT", "canonical_json", "MIN_KEY_BYTES"]
 
 #: Version of the record's data layout, stored as ``"format"`` in its JSON.
 RECORD_FORMAT = 1
+
+#: Fewest bytes a signing key may have.
+MIN_KEY_BYTES = 16
+
+#: Keys a record's data may hold besides the required ones.
+_OPTIONAL_KEYS = {"start", "finished", "online", "signature"}
+
+
+def canonical_json(data: Mapping[str, Any]) -> bytes:
+    """The canonical JSON of a record's data, the bytes a signature covers.
+
+    The data as JSON (so that integer keys become the strings JSON holds),
+    with the ``"signature"`` entry left out, keys sorted at every level, no
+    whitespace, non-ASCII text as UTF-8.
+
+    Examples
+    --------
+    >>> canonical_json({"b": [1, 2], "a": "é", "signature": "ff"})
+    b'{"a":"\\xc3\\xa9","b":[1,2]}'
+    """
+    plain = json.loads(json.dumps({k: v for k, v in data.items() if k != "signature"}))
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _check_key(key: Any) -> bytes:
+    if not isinstance(key, (bytes, bytearray)) or len(key) < MIN_KEY_BYTES:
+        raise GameError(f"a signing key must be bytes, at least {MIN_KEY_BYTES} of them")
+    return bytes(key)
+
+
+def _hmac(key: bytes, data: Mapping[str, Any]) -> str:
+    return hmac.new(key, canonical_json(data), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -144,6 +187,14 @@ class GameRecord:
         Where the game began; by default the beginning (every token on 0,
         seat 0 to move). A game started from a state (``Game(...,
         state=...)``) records it here, and its JSON holds it as ``"start"``.
+    online : bool, default False
+        Played in an online room, whose countdown skips a stalled seat's
+        turn. Only a signature makes it believable (see :meth:`signed`).
+    signature : str, default ""
+        The server's HMAC-SHA256 of the record (64 hex digits; empty when not
+        signed). Neither this nor ``online`` is compared by ``==``, which
+        compares the games (where a record came from is for
+        :func:`~snlmarkov.verify_game` to judge).
 
     Raises
     ------
@@ -171,9 +222,11 @@ class GameRecord:
     positions: tuple[int, ...]
     finishing_order: tuple[int, ...]
     start: GameState | None = field(default=None, repr=False)
+    online: bool = field(default=False, repr=False, compare=False)
+    signature: str = field(default="", repr=False, compare=False)
     _turns: tuple[TurnSummary, ...] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: C901
         if not isinstance(self.board, Board):
             raise GameError(f"GameRecord.board must be a Board; got {type(self.board).__name__}")
         if not isinstance(self.rules, Rules):
@@ -191,7 +244,7 @@ class GameRecord:
         log = tuple(self.log)
         if not all(isinstance(e, Event) for e in log):
             raise GameError("GameRecord.log must hold events")
-        _check_ranges(log, self.board.size, self.rules.faces, len(seats))
+        _check_ranges(log, self.board.size, frozenset(self.rules.die.values), len(seats))
         object.__setattr__(self, "seats", seats)
         object.__setattr__(self, "log", log)
         for name in ("dice", "positions", "finishing_order"):
@@ -217,6 +270,11 @@ class GameRecord:
         if finished != self.finishing_order:
             raise GameError(f"GameRecord.finishing_order {self.finishing_order} disagrees with the log {finished}")
         object.__setattr__(self, "_turns", turns)
+        if not isinstance(self.online, bool):
+            raise GameError(f"GameRecord.online must be True or False; got {self.online!r}")
+        sig = self.signature
+        if not isinstance(sig, str) or (sig and (len(sig) != 64 or sig.strip("0123456789abcdef"))):
+            raise GameError("GameRecord.signature must be empty or 64 lower-case hex digits")
 
     # ------------------------------------------------------------ views
     def turns(self) -> tuple[TurnSummary, ...]:
@@ -283,6 +341,41 @@ class GameRecord:
         return bool(self.log) and isinstance(self.log[-1], GameOver)
 
     @property
+    def finished(self) -> bool:
+        """Whether this is a whole game (the log ends with the game over); ``"finished"`` in its JSON."""
+        return self.is_over
+
+    # ------------------------------------------------------------ signature
+    def signed(self, key: bytes, *, online: bool | None = None) -> GameRecord:
+        """The record signed with ``key`` (and marked ``online`` if given).
+
+        Parameters
+        ----------
+        key : bytes
+            The signer's secret (at least :data:`MIN_KEY_BYTES` bytes).
+        online : bool, optional
+            Whether the game was played in an online room (default: as the
+            record says).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> key = bytes(range(32))
+        >>> record = Game(Board(4), Rules.preset("plain"), players=1, dice=[4]).play().signed(key)
+        >>> len(record.signature), record.signature_matches(key), record.signature_matches(bytes(32))
+        (64, True, False)
+        """
+        key = _check_key(key)
+        marked = self if online is None else dataclasses.replace(self, online=bool(online), signature="")
+        data = marked.to_dict()
+        return dataclasses.replace(marked, signature=_hmac(key, data))
+
+    def signature_matches(self, key: bytes) -> bool:
+        """Whether the record carries a signature and it is ``key``'s signature of this very record."""
+        key = _check_key(key)
+        return bool(self.signature) and hmac.compare_digest(self.signature, _hmac(key, self.to_dict()))
+
+    @property
     def has_winner(self) -> bool:
         """Whether some token reached the finish."""
         return bool(self.finishing_order)
@@ -315,13 +408,18 @@ class GameRecord:
             "dice": list(self.dice),
             "positions": list(self.positions),
             "finishing_order": list(self.finishing_order),
+            "finished": self.finished,
         }
         if self.start is not None and self.start != GameState.initial(len(self.seats)):
             out["start"] = self.start.to_dict()  # only games started from a state say where
+        if self.online:
+            out["online"] = True
+        if self.signature:
+            out["signature"] = self.signature
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:  # noqa: C901
         """Rebuild a record from :meth:`to_dict` data.
 
         Raises
@@ -340,8 +438,8 @@ class GameRecord:
         if not isinstance(data, Mapping):
             raise GameError("a game record must be a mapping")
         keys = {"format", "board", "rules", "seats", "mode", "log", "dice", "positions", "finishing_order"}
-        if not keys <= set(data) <= keys | {"start"}:
-            missing, extra = sorted(keys - set(data)), sorted(map(str, set(data) - keys - {"start"}))
+        if not keys <= set(data) <= keys | _OPTIONAL_KEYS:
+            missing, extra = sorted(keys - set(data)), sorted(map(str, set(data) - keys - _OPTIONAL_KEYS))
             raise GameError(f"game record: missing {missing or 'nothing'}, unexpected {extra or 'nothing'}")
         if data["format"] != RECORD_FORMAT:
             raise GameError(f"game record format {data['format']!r} is not supported (expected {RECORD_FORMAT})")
@@ -364,7 +462,10 @@ class GameRecord:
             if not isinstance(given, Mapping) or not {"positions"} <= set(given) <= {"positions", "to_move", "places"}:
                 raise GameError("game record: 'start' must be a mapping of positions, to_move and places")
             start = GameState(**given)
-        return cls(
+        for name in ("finished", "online"):
+            if name in data and not isinstance(data[name], bool):
+                raise GameError(f"game record: {name!r} must be true or false")
+        record = cls(
             board=Board.from_dict(data["board"], source="game record board"),
             rules=Rules().replace(**rules),
             seats=seat_objs,
@@ -374,7 +475,13 @@ class GameRecord:
             positions=tuple(data["positions"]),
             finishing_order=tuple(data["finishing_order"]),
             start=start,
+            online=data.get("online", False),
+            signature=data.get("signature", ""),
         )
+        if "finished" in data and data["finished"] != record.finished:
+            says, log = ("finished", "does not end") if data["finished"] else ("unfinished", "ends")
+            raise GameError(f"game record: it says it is {says}, but its log {log} with the game over")
+        return record
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text (see :meth:`to_dict`).
@@ -440,7 +547,7 @@ _SQUARE_FIELDS = {
 }
 
 
-def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -> None:
+def _check_ranges(log: tuple[Event, ...], size: int, values: frozenset[int], n_seats: int) -> None:
     """Refuse events whose squares are off the board, rolls off the die, or seats and places past the table."""
     for e in log:
         where = f"GameRecord.log: turn {e.turn}"
@@ -450,15 +557,15 @@ def _check_ranges(log: tuple[Event, ...], size: int, faces: int, n_seats: int) -
             value = getattr(e, name)
             if value > size:
                 raise GameError(f"{where}: {type(e).__name__}.{name}={value} is off the board 0..{size}")
-        if isinstance(e, Roll) and e.value > faces:
-            raise GameError(f"{where}: a roll of {e.value} on a die of {faces} faces")
+        if isinstance(e, Roll) and e.value not in values:
+            raise GameError(f"{where}: a roll of {e.value}, which the die cannot show")
         if isinstance(e, Finish) and e.place > n_seats:
             raise GameError(f"{where}: finishing place {e.place} with {n_seats} seats")
         if isinstance(e, GameOver) and any(s >= n_seats for s in e.finishing_order):
             raise GameError(f"{where}: the finishing order {e.finishing_order} names a seat past {n_seats - 1}")
 
 
-def _summarise(
+def _summarise(  # noqa: C901
     log: tuple[Event, ...], n_seats: int, begin: GameState | None = None
 ) -> tuple[tuple[TurnSummary, ...], tuple[int, ...], tuple[int, ...]]:
     """Walk the log turn by turn from ``begin`` (by default the beginning): the turn summaries, final positions and finishing order."""

@@ -63,7 +63,7 @@ def token_symbol(seat: int) -> str:
     return _SYMBOLS[seat] if seat < len(_SYMBOLS) else f"[{seat + 1}]"
 
 
-def render(board: Board, positions: Sequence[int] = (), seats: Sequence[Any] | None = None) -> str:
+def render(board: Board, positions: Sequence[int] = (), seats: Sequence[Any] | None = None) -> str:  # noqa: C901
     """Draw ``board`` with tokens on ``positions`` as plain text.
 
     Parameters

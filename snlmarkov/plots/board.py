@@ -99,7 +99,7 @@ def _luminance(rgba: Any) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def draw_board(
+def draw_board(  # noqa: C901
     board: Board,
     ax: Any = None,
     *,

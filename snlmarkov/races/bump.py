@@ -571,7 +571,7 @@ class SettleWatch:
         return SettledTensor(outflows, ratio, mass) if ok else None
 
 
-def _last_one_standing(
+def _last_one_standing(  # noqa: C901, PLR0915
     mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall, bar: _RoundsBar | None = None
 ) -> dict[str, Any]:
     seats = tuple(range(k))

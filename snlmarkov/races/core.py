@@ -171,7 +171,7 @@ class RaceResult:
     turns_distribution: LengthDistribution = field(repr=False)
     standard_error: Mapping[str, Any] = field(repr=False, default_factory=dict)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: C901
         if not isinstance(self.board, Board):
             raise BoardError(f"board must be a Board, got {type(self.board).__name__}")
         if not isinstance(self.rules, Rules):

@@ -229,7 +229,7 @@ def finished_figures(state: GameState, mode: str) -> dict[str, Any]:
     }
 
 
-def independent_from(
+def independent_from(  # noqa: C901, PLR0915
     lengths: list[tuple[np.ndarray, float]],
     state: GameState,
     mode: str,
@@ -495,7 +495,7 @@ def _classic(mover, full, state, order, tail, max_rounds) -> dict[str, Any]:
     }
 
 
-def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str, Any]:
+def _last_one_standing(mover, full, state, order, tail, max_rounds) -> dict[str, Any]:  # noqa: C901, PLR0915
     k = state.players
     racing = tuple(sorted(order))
     m0 = len(racing)

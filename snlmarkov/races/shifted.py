@@ -79,7 +79,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b))
 
 
-def shifted_bicgstab(
+def shifted_bicgstab(  # noqa: C901, PLR0915
     apply: Callable[[np.ndarray, np.ndarray], None],
     b: np.ndarray,
     shifts: tuple[complex, ...],

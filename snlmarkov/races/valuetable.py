@@ -270,7 +270,7 @@ class _Turn:
         return total
 
 
-def _classic_series_values(
+def _classic_series_values(  # noqa: C901, PLR0915
     mover: JointMover, k: int, max_turns: int = POWER_MAX_TURNS
 ) -> tuple[list[np.ndarray], np.ndarray, int] | None:
     """Classic values from the series ``d_t = T^t 1``, summed exactly to a settled geometric tail.

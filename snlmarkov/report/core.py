@@ -38,10 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..analysis.single import Analysis, analyze
+from ..args import board_arg, rules_arg
 from ..board import Board
-from ..errors import BoardError, SeedError, SnlError
+from ..errors import SeedError, SnlError
 from ..limits import clean_text
 from ..plots._common import board_label
 from ..rules import FINISH_RULES, MODES, Rules
@@ -205,8 +206,7 @@ def compare_house_rules(board: Board | None = None, base: Rules | None = None) -
     >>> round(cases[1].expected_turns - cases[0].expected_turns, 3)
     2.388
     """
-    board = Board.builtin() if board is None else board
-    base = Rules.preset("app") if base is None else base
+    board, base = board_arg(board), rules_arg(base, "base")
     name = base.preset_name
     label = f"{name} rules" if name != "custom" else "base rules"
     restart = base.replace(on_cap="restart")
@@ -214,7 +214,7 @@ def compare_house_rules(board: Board | None = None, base: Rules | None = None) -
     if base.max_sixes is not None:
         cases.append(_case(board, restart, "restart after the cap"))
     bounce = base.replace(finish="bounce")
-    bounce_ok = board.size >= base.faces
+    bounce_ok = board.size >= base.die.top
     if bounce_ok:
         cases.append(_case(board, bounce, "bounce (jump after it)"))
         cases.append(_case(board, bounce.replace(jump_after_bounce=False), "bounce, no jump after it"))
@@ -262,8 +262,7 @@ def compare_toggles(board: Board | None = None, base: Rules | None = None) -> tu
     >>> len(cases), cases[0].label, round(cases[0].expected_turns, 6)
     (12, 'stay, bonus on, six to start off', 55.614784)
     """
-    board = Board.builtin() if board is None else board
-    base = Rules.preset("app") if base is None else base
+    board, base = board_arg(board), rules_arg(base, "base")
     out = []
     for finish, bonus, six in itertools.product(FINISH_RULES, (True, False), (False, True)):
         rules = base.replace(finish=finish, bonus_on_six=bonus, start_on_six=six)
@@ -437,9 +436,7 @@ def write_report(
     plain            15.03  8.36      13        26           15.03
     (('board.png', 'board.svg', 'occupancy.png'), True)
     """
-    board = Board.builtin() if board is None else board
-    if not isinstance(board, Board):
-        raise BoardError(f"board must be a Board, got {type(board).__name__}")
+    board = board_arg(board)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < MIN_GAMES:
         raise SnlError(f"games must be an integer >= {MIN_GAMES}, got {games!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

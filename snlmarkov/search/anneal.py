@@ -290,7 +290,7 @@ def _island(problem: _Problem, seed: np.random.SeedSequence, budget: int, tick: 
         return _anneal(problem, seed, budget, tick)
 
 
-def _anneal(problem: _Problem, seed: np.random.SeedSequence, budget: int, tick: Any) -> tuple[list[tuple], int]:
+def _anneal(problem: _Problem, seed: np.random.SeedSequence, budget: int, tick: Any) -> tuple[list[tuple], int]:  # noqa: C901
     gen = np.random.default_rng(seed)
     chains = CHAINS
     temps = np.geomspace(T_COLD, T_HOT, chains)
@@ -356,7 +356,7 @@ def _count(value: Any, what: str, low: int) -> int:
     return int(value)
 
 
-def design(
+def design(  # noqa: C901
     target: Target,
     *,
     size: int = 100,

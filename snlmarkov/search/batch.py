@@ -4,20 +4,16 @@ A search over board layouts needs the exact mean and spread of thousands of
 candidate boards a second. One board's turn matrix depends on the board only
 through where a landing on each square leads (:meth:`Board.destination`), so
 this module builds the turn matrices of a whole batch of boards with array
-operations over ``(board, square)`` at once, following every sequence of
-rolls a turn can hold exactly as :mod:`snlmarkov.chain.model` does (bonus
-sixes, the cap under every ``on_cap`` policy, the finish rules, six to
-start), and solves them with one stacked :func:`numpy.linalg.solve` on a
-``(boards, N, N)`` array.
+operations over ``(board, square)`` at once: every roll of a turn comes from
+the exact kernel (:func:`~snlmarkov.chain.mechanics.roll_slots_batch`, the
+boards' squares on one flat axis), level after level as
+:mod:`snlmarkov.chain.model` does, and the systems are solved with one
+stacked :func:`numpy.linalg.solve` on a ``(boards, N, N)`` array. Rules the
+kernel cannot batch (:func:`~snlmarkov.chain.mechanics.batchable`) go to the
+general per-board model.
 
-The code here is written independently of :mod:`snlmarkov.chain.model`; the
-tests check both against each other and against :func:`snlmarkov.analyze` to
-1e-10 for every rule combination.
-
-Cost: building a batch is ``O(boards * N * rolls per turn)``; the two solves
-(mean, then second moment) are ``O(boards * N**3)`` with LAPACK. On one core a
-100-square board under the app rules takes about 0.1 ms
-(``benchmarks/bench_design.py``).
+Cost: building a batch is ``O(boards * N * values * rolls per turn)``; the
+two solves (mean, then second moment) are ``O(boards * N**3)`` with LAPACK.
 """
 
 from __future__ import annotations
@@ -29,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
+from ..chain.mechanics import batchable, no_cap_depth, roll_slots_batch
 from ..errors import SnlError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
@@ -39,22 +36,14 @@ __all__ = [
     "turn_matrices",
     "evaluate",
     "BATCH",
-    "FAST_RULE_FIELDS",
     "single_threaded",
     "resting_states",
 ]
 
 #: Boards stacked per dense solve (keeps the (B, N, N) arrays in cache-sized pieces).
 BATCH = 256
-
-#: Rule fields the batched builder understands. Rules with any other field
-#: (added later to :class:`Rules`) fall back to the general per-board model.
-FAST_RULE_FIELDS = frozenset(
-    {"finish", "bonus_on_six", "max_sixes", "on_cap", "start_on_six", "bump", "bump_to", "faces", "jump_after_bounce"}
-)
-
-#: Without a cap, runs of sixes rarer than this are cut (as in :mod:`snlmarkov.chain.model`).
-NO_CAP_MASS = 1e-20
+#: Most (state, die value) slots one roll of a block handles.
+_BLOCK_SLOTS = 1 << 22
 
 
 _CONTROLLER: Any = None
@@ -107,11 +96,13 @@ def _follow_chains(dest: np.ndarray) -> np.ndarray:
 
 
 def _fast(rules: Rules) -> bool:
-    """True when the batched builder knows every field of ``rules``."""
-    fields = rules.to_dict()
-    if set(fields) - FAST_RULE_FIELDS:
-        return False
-    return fields.get("on_cap", "redeal") in ("redeal", "forfeit", "restart")
+    """True when the exact kernel can roll these rules for a whole batch (:func:`~snlmarkov.chain.mechanics.batchable`)."""
+    return batchable(rules)
+
+
+def _boards_per_block(rules: Rules, size: int) -> int:
+    """Boards stacked per solve: :data:`BATCH`, fewer when the die has many values (the kernel's slots stay bounded)."""
+    return max(1, min(BATCH, _BLOCK_SLOTS // max(1, size * len(rules.die.values))))
 
 
 def turn_matrices(dest: np.ndarray, rules: Rules, states: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -148,12 +139,9 @@ def turn_matrices(dest: np.ndarray, rules: Rules, states: Any = None) -> tuple[n
     >>> q[0, :, :4].tolist(), ok.tolist()
     ([[0.0, 0.5, 0.5, 0.0], [0.0, 0.0, 0.5, 0.5], [0.0, 0.0, 0.5, 0.5]], [True])
     """
-    if not _fast(rules):
-        raise SnlError(f"the batched builder does not know these rules: {rules!r}")
     dest = np.asarray(dest, dtype=np.int64)
     b_count, n1 = dest.shape
     n = n1 - 1
-    f = rules.faces
     if states is None:
         states = np.broadcast_to(np.arange(n, dtype=np.int64), (b_count, n))
     squares = np.asarray(states, dtype=np.int64)
@@ -163,84 +151,45 @@ def turn_matrices(dest: np.ndarray, rules: Rules, states: Any = None) -> tuple[n
     pos[boards, squares] = np.arange(c)
     pos[:, n], pos[:, n + 1] = c, c + 1
     flat_pos = pos.ravel()
-    pos_base = boards * (n + 2)
-    row_base = (boards * c + np.arange(c)[None, :]) * (c + 2)
+    # one state per (board, row), flattened: where each looks up its board's squares
+    pos_base = np.repeat(np.arange(b_count, dtype=np.int64) * (n + 2), c)[:, None]
+    row_base = (np.arange(b_count * c, dtype=np.int64) * (c + 2))[:, None]
+    dest_base = np.repeat(np.arange(b_count, dtype=np.int64) * n1, c)
     flat_dest = dest.ravel()
-    dest_base = boards * n1
-    cur = squares.copy()
-    weight = np.ones((b_count, c))
-    top = np.full((b_count, c), -1, dtype=np.int64)
-    jump_after_bounce = bool(getattr(rules, "jump_after_bounce", True))
-    cap = -1 if rules.max_sixes is None else int(rules.max_sixes)
-    no_cap = cap < 0
-    depth = 1
-    if no_cap:
-        while float(f) ** -depth >= NO_CAP_MASS:
-            depth += 1
+    origin = squares.ravel()
+    cur = origin.copy()
+    weight = np.ones(b_count * c)
+    top = np.full(b_count * c, -1, dtype=np.int64)
+    depth = no_cap_depth(rules.die) if rules.max_sixes is None and rules.bonus_on_six else 0
     idx_parts: list[np.ndarray] = []
     w_parts: list[np.ndarray] = []
     level = 0
-    left = np.zeros((b_count, c))
+    left = np.zeros(b_count * c)
     while True:
-        capped = (not no_cap) and level >= cap
-        redeal = capped and rules.on_cap == "redeal"
-        faces = f - 1 if redeal else f
-        entering = (cur == 0) if (rules.start_on_six and level == 0) else None
-        next_cur = next_w = None
-        for k in range(1, faces + 1):
-            t = cur + k
-            w = weight * (1.0 / faces)
-            over = t > n
-            if rules.finish == "stay":
-                sq = np.where(over, cur, flat_dest[dest_base + np.minimum(t, n)])
-                stay = over
-            elif rules.finish == "bounce":
-                t = np.where(over, 2 * n - t, t)
-                sq = flat_dest[dest_base + t]
-                if not jump_after_bounce:
-                    sq = np.where(over, t, sq)
-                stay = None
-            else:  # none
-                sq = flat_dest[dest_base + np.minimum(t, n)]
-                stay = None
-            cont = None
-            if k == f:  # the top face (never dealt under redeal)
-                if capped and rules.on_cap == "forfeit":
-                    sq = squares  # the turn is void: back where it began
-                elif capped and rules.on_cap == "restart":
-                    sq = np.zeros_like(sq)  # back to square 0, the turn over
-                elif rules.bonus_on_six and not capped:
-                    cont = (sq < n) if stay is None else (~stay & (sq < n))
-            if entering is not None:  # six to start: only a six enters, and moves nothing
-                sq = np.where(entering, 0, sq)
-                if k == f:
-                    cont = entering if cont is None else (cont | entering)
-                elif cont is not None:  # pragma: no cover - only the top face continues
-                    cont = cont & ~entering
-            if cont is None:
-                ends = w
-            else:
-                ends = np.where(cont, 0.0, w)
-                next_cur, next_w = sq, np.where(cont, w, 0.0)
-            col = flat_pos[pos_base + sq]
-            if np.any((col < 0) & (ends > 0)):
-                raise SnlError("a turn ends on a square outside the states given")  # pragma: no cover
-            idx_parts.append((row_base + np.maximum(col, 0)).ravel())
-            w_parts.append(ends.ravel())
-            np.maximum(top, np.where(ends > 0, sq, -1), out=top)
-        if next_w is None or not next_w.any():
+        s = roll_slots_batch(n, rules, cur, np.full(cur.size, level), origin, flat_dest, dest_base)
+        w = weight[:, None] * s.prob
+        ends = np.where(s.cont, 0.0, w)
+        col = flat_pos[pos_base + s.square]
+        if np.any((col < 0) & (ends > 0)):
+            raise SnlError("a turn ends on a square outside the states given")  # pragma: no cover
+        idx_parts.append((row_base + np.maximum(col, 0)).ravel())
+        w_parts.append(ends.ravel())
+        np.maximum(top, np.where(ends > 0, s.square, -1).max(axis=1), out=top)
+        go_on = s.cont[:, -1]  # only the top value (the six, or the entering six) continues a turn
+        if not go_on.any():
             break
+        next_w = np.where(go_on, w[:, -1], 0.0)
         level += 1
-        if no_cap and level >= depth:
+        if depth and level >= depth:
             left = next_w  # runs of sixes rarer than NO_CAP_MASS: back where the turn began
             break
-        cur, weight = next_cur, next_w
+        cur, weight = s.square[:, -1], next_w
     if left.any():
-        idx_parts.append((row_base + np.arange(c)[None, :]).ravel())
-        w_parts.append(left.ravel())
+        idx_parts.append(row_base.ravel() + np.tile(np.arange(c, dtype=np.int64), b_count))
+        w_parts.append(left)
     flat = np.bincount(np.concatenate(idx_parts), np.concatenate(w_parts), minlength=b_count * c * (c + 2))
     matrix: np.ndarray = flat.reshape(b_count, c, c + 2)
-    ascends: np.ndarray = np.asarray((top > squares).all(axis=1))
+    ascends: np.ndarray = np.asarray((top.reshape(b_count, c) > squares).all(axis=1))
     return matrix, ascends
 
 
@@ -413,8 +362,9 @@ def evaluate(
         share_sq = np.broadcast_to(share_sq, (b_count, share_sq.size))
     parts = []
     with single_threaded():
-        for lo in range(0, b_count, BATCH):
-            hi = min(b_count, lo + BATCH)
+        per_block = _boards_per_block(rules, dest.shape[1])
+        for lo in range(0, b_count, per_block):
+            hi = min(b_count, lo + per_block)
             sub_boards = boards[lo:hi] if len(boards) else ()
             parts.append(
                 _evaluate_block(dest[lo:hi], rules, horizon, tail, max_horizon, share_sq[lo:hi], sub_boards, n)

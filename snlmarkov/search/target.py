@@ -215,7 +215,7 @@ class Target:
 
     goals: tuple[Goal, ...]
 
-    def __init__(
+    def __init__(  # noqa: C901
         self,
         *goals: Goal,
         mean: float | None = None,

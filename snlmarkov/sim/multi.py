@@ -73,7 +73,7 @@ def play_turns(
     return end, rolls
 
 
-def play_multi(
+def play_multi(  # noqa: C901, PLR0915
     table: StepTable,
     rules: Rules,
     games: int,

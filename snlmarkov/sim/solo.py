@@ -141,7 +141,7 @@ def play_solo(
     return SoloOutcome(turns=turns, rolls=rolls, truncated=sink.truncated, landings=landings)
 
 
-def _run(
+def _run(  # noqa: C901, PLR0915
     table: StepTable,
     rng: np.random.Generator,
     sink: _Sink,

@@ -180,8 +180,8 @@ def _radix(rules: Rules, phase: int, across: bool) -> int:
     """Radix of the digit of a roll thrown after ``phase`` sixes in the turn
     (roll tables redeal by rejection: their digits are all fair dice)."""
     if _capped(rules, phase) and rules.on_cap == "redeal" and not across:
-        return rules.faces - 1
-    return rules.faces
+        return rules.die.top - 1
+    return rules.die.top
 
 
 def _codes(rules: Rules, rolls: int, phases: int, across: bool) -> int:
@@ -326,9 +326,9 @@ def _jump_tables(board: Board) -> tuple[np.ndarray, np.ndarray]:
     return dest, later
 
 
-def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:
+def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:  # noqa: PLR0915
     """Apply the rules to every (state, code) pair at once, roll by roll."""
-    size, faces = board.size, rules.faces
+    size, faces = board.size, rules.die.top
     dest, later = _jump_tables(board)
     per_roll = 1 + later.shape[0]  # rows of ``land`` per roll
     no_jump_after_bounce = rules.finish == "bounce" and not rules.jump_after_bounce

@@ -23,12 +23,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -38,7 +40,18 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..board import Board
 from ..game.seats import COLOURS
 from ..rules import PRESETS
-from .protocol import BURST, MAX_MESSAGE_BYTES, MAX_NAME, MAX_SEATS, RATE, ProtocolError, parse_message
+from .guard import Guard
+from .limits import ServerLimits, Throttle
+from .protocol import (
+    BURST,
+    MAX_MESSAGE_BYTES,
+    MAX_NAME,
+    MAX_SEATS,
+    RATE,
+    ProtocolError,
+    load_json,
+    parse_message,
+)
 from .rooms import Connection, RoomManager, _board_data, rules_fields
 
 __all__ = ["create_app", "STATIC", "TOKEN_COLOURS", "MAX_BODY_BYTES"]
@@ -60,26 +73,22 @@ TOKEN_COLOURS = {
 MAX_BODY_BYTES = 8192
 #: refused messages in a row (rate limit) after which a connection is closed
 MAX_STRIKES = 100
-
-
-class _Bucket:
-    """A token bucket: ``rate`` messages per second on average, bursts of ``burst``."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst, self.tokens, self.at = rate, burst, burst, time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+#: WebSocket close codes: an idle connection, one that never said hello, one over its message limit
+CLOSE_IDLE, CLOSE_NO_HELLO, CLOSE_RATE = 4408, 4401, 4429
+_ROOM_FIELDS = {"kind", "seats", "board", "rules", "mode", "countdown"}
 
 
 def _error(exc: ProtocolError) -> dict[str, Any]:
     return {"type": "error", "code": exc.code, "message": str(exc)}
+
+
+def _refuse(status: int, code: str, message: str, retry_after: float | None = None) -> JSONResponse:
+    headers = None if retry_after is None else {"Retry-After": str(max(1, math.ceil(retry_after)))}
+    return JSONResponse({"error": code, "message": message[:300]}, status, headers=headers)
+
+
+def _address(conn: Request | WebSocket) -> str:
+    return conn.client.host if conn.client is not None else "?"
 
 
 def create_app(
@@ -94,6 +103,9 @@ def create_app(
     burst: float = BURST,
     seed: int | None = None,
     odds_wait: float = 1.5,
+    limits: ServerLimits | None = None,
+    allowed_hosts: Iterable[str] = (),
+    allowed_origins: Iterable[str] = (),
 ) -> Starlette:
     """The web game as a Starlette app.
 
@@ -110,17 +122,23 @@ def create_app(
         Seconds an AI seat waits before it rolls.
     max_rooms, idle_timeout : see :class:`~snlmarkov.web.rooms.RoomManager`
     rate, burst : float
-        Messages per second a connection may send on average, and in a burst.
+        Messages per second one connection may send on average, and in a burst.
     seed : int, optional
         Reproducible dice (tests only).
     odds_wait : float, default 1.5
         Seconds a starting game waits for its live odds to be solved.
+    limits : ServerLimits, optional
+        What one client address, and all of them, may cost (defaults: :class:`ServerLimits`).
+    allowed_hosts, allowed_origins : iterable of str
+        Host names and origins accepted besides IP addresses, ``localhost``
+        and this server's own pages (:class:`~snlmarkov.web.guard.Guard`).
 
     Returns
     -------
     starlette.applications.Starlette
-        With the room manager as ``app.state.rooms``.
+        With the room manager as ``app.state.rooms`` and the limits as ``app.state.limits``.
     """
+    limits = limits or ServerLimits()
     if boards is None:
         boards = {name: Board.builtin(name) for name in Board.names()}
     manager = RoomManager(
@@ -132,110 +150,8 @@ def create_app(
         idle_timeout=idle_timeout,
         seed=seed,
         odds_wait=odds_wait,
+        limits=limits,
     )
-
-    async def home(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
-
-    async def room_page(request: Request) -> Response:
-        return FileResponse(STATIC / "room.html")
-
-    async def config(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "boards": {name: _board_data(b, name) for name, b in manager.boards.items()},
-                "rules_fields": rules_fields(),
-                "presets": {k: dict(v) for k, v in PRESETS.items()},
-                "colours": [{"name": c, "hex": TOKEN_COLOURS.get(c, "#888888")} for c in COLOURS],
-                "limits": {"seats": MAX_SEATS, "name": MAX_NAME, "message_bytes": MAX_MESSAGE_BYTES},
-                "countdown": manager.countdown,
-            }
-        )
-
-    async def create_room(request: Request) -> Response:
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY_BYTES:
-                return JSONResponse({"error": "too_big", "message": f"body over {MAX_BODY_BYTES} bytes"}, 413)
-        try:
-            data = json.loads(body)
-            if not isinstance(data, dict) or not set(data) <= {"kind", "seats", "board", "rules", "mode", "countdown"}:
-                raise ProtocolError("a room is {kind, seats, board, rules, mode, countdown}")
-            room = manager.create(
-                data.get("kind"),
-                data.get("seats"),
-                board=data.get("board"),
-                rules=data.get("rules"),
-                mode=data.get("mode", "classic"),
-                countdown=data.get("countdown"),
-            )
-        except ValueError as exc:  # bad JSON, ProtocolError
-            code = getattr(exc, "code", "bad_json")
-            return JSONResponse({"error": code, "message": str(exc)[:300]}, 503 if code == "server_full" else 400)
-        if room.kind == "local":
-            await room.start()
-        return JSONResponse(
-            {
-                "room": room.id,
-                "kind": room.kind,
-                "host": room.host_secret,
-                "seats": [s.secret if not s.ai else "" for s in room.seats],
-                "url": f"/room/{room.id}",
-            }
-        )
-
-    async def room_state(request: Request) -> Response:
-        room = manager.rooms.get(request.path_params["room"])
-        if room is None:
-            return JSONResponse({"error": "no_room", "message": "no such room"}, 404)
-        return JSONResponse({"seq": room.seq, **room.snapshot()})
-
-    async def play(websocket: WebSocket) -> None:
-        room = manager.rooms.get(websocket.path_params["room"])
-        await websocket.accept()
-        if room is None:
-            await websocket.send_text(json.dumps({"type": "error", "code": "no_room", "message": "no such room"}))
-            await websocket.close(4404)
-            return
-        conn = Connection()
-        room.conns.add(conn)
-        writer = asyncio.ensure_future(_drain(websocket, conn))
-        bucket, strikes, last_warning = _Bucket(rate, burst), 0, 0.0
-        try:
-            while not conn.dropped and not writer.done():
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                if not bucket.take():
-                    strikes += 1
-                    if strikes > MAX_STRIKES:
-                        conn.push(_error(ProtocolError("too many messages: connection closed", "rate_limited")))
-                        break
-                    now = time.monotonic()
-                    if now - last_warning > 1.0:  # one warning a second, not one per message
-                        last_warning = now
-                        conn.push(_error(ProtocolError(f"over {rate:g} messages a second", "rate_limited")))
-                    continue
-                strikes = 0
-                try:
-                    text = message.get("text")
-                    if text is None:
-                        raise ProtocolError("messages must be JSON text frames", "bad_message")
-                    await room.handle(conn, parse_message(text))
-                except ProtocolError as exc:
-                    conn.push(_error(exc))
-                except Exception:  # a bug must not take the room or the server down
-                    log.exception("room %s: message failed", room.id)
-                    conn.push({"type": "error", "code": "internal", "message": "the server could not do that"})
-        except WebSocketDisconnect:
-            pass
-        finally:
-            room.disconnect(conn)
-            conn.close()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(writer, 2.0)
-            writer.cancel()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
@@ -247,18 +163,180 @@ def create_app(
 
     app = Starlette(
         routes=[
-            Route("/", home),
-            Route("/room/{room}", room_page),
-            Route("/api/config", config),
-            Route("/api/rooms", create_room, methods=["POST"]),
-            Route("/api/rooms/{room}", room_state),
-            WebSocketRoute("/ws/{room}", play),
+            Route("/", _home),
+            Route("/room/{room}", _room_page),
+            Route("/api/config", _config),
+            Route("/api/rooms", _create_room, methods=["POST"]),
+            Route("/api/rooms/{room}", _room_state),
+            WebSocketRoute("/ws/{room}", _play),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
+        middleware=[Middleware(Guard, allowed_hosts=tuple(allowed_hosts), allowed_origins=tuple(allowed_origins))],
         lifespan=lifespan,
     )
-    app.state.rooms = manager
+    app.state.rooms, app.state.limits, app.state.rate, app.state.burst = manager, limits, rate, burst
+    app.state.room_throttle = Throttle(limits.room_rate, limits.room_burst)
+    app.state.message_throttle = Throttle(limits.message_rate, limits.message_burst)
     return app
+
+
+async def _home(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+async def _room_page(request: Request) -> Response:
+    return FileResponse(STATIC / "room.html")
+
+
+async def _config(request: Request) -> Response:
+    manager: RoomManager = request.app.state.rooms
+    return JSONResponse(
+        {
+            "boards": {name: _board_data(b, name) for name, b in manager.boards.items()},
+            "rules_fields": rules_fields(),
+            "presets": {k: dict(v) for k, v in PRESETS.items()},
+            "colours": [{"name": c, "hex": TOKEN_COLOURS.get(c, "#888888")} for c in COLOURS],
+            "limits": {"seats": MAX_SEATS, "name": MAX_NAME, "message_bytes": MAX_MESSAGE_BYTES},
+            "countdown": manager.countdown,
+        }
+    )
+
+
+async def _read_body(request: Request, timeout: float) -> bytes | Response:
+    """The request body, or the refusal: over :data:`MAX_BODY_BYTES`, or not sent within ``timeout``."""
+
+    async def read() -> bytes | Response:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return _refuse(413, "too_big", f"body over {MAX_BODY_BYTES} bytes")
+        return body
+
+    try:
+        return await asyncio.wait_for(read(), timeout)
+    except asyncio.TimeoutError:
+        return _refuse(408, "too_slow", f"the body was not sent within {timeout:g} s")
+
+
+async def _create_room(request: Request) -> Response:
+    state, address = request.app.state, _address(request)
+    manager: RoomManager = state.rooms
+    wait = state.room_throttle.wait(address)
+    if wait > 0:
+        return _refuse(429, "rate_limited", f"at most {state.limits.room_burst:g} new rooms at once; try later", wait)
+    body = await _read_body(request, state.limits.body_timeout)
+    if isinstance(body, Response):
+        return body
+    try:
+        data = load_json(body.decode("utf-8"), "a room")
+        if not isinstance(data, dict) or not set(data) <= _ROOM_FIELDS:
+            raise ProtocolError("a room is {kind, seats, board, rules, mode, countdown}")
+        room = manager.create(
+            data.get("kind"),
+            data.get("seats"),
+            board=data.get("board"),
+            rules=data.get("rules"),
+            mode=data.get("mode", "classic"),
+            countdown=data.get("countdown"),
+            owner=address,
+        )
+    except ValueError as exc:  # not UTF-8, bad JSON, ProtocolError
+        code = getattr(exc, "code", "bad_json")
+        status = {"server_full": 503, "too_many_rooms": 429}.get(code, 400)
+        return _refuse(status, code, str(exc), 60.0 if status != 400 else None)
+    if room.kind == "local":
+        await room.start()
+    return JSONResponse(
+        {
+            "room": room.id,
+            "kind": room.kind,
+            "host": room.host_secret,
+            "seats": [s.secret if not s.ai else "" for s in room.seats],
+            "url": f"/room/{room.id}",
+        }
+    )
+
+
+async def _room_state(request: Request) -> Response:
+    room = request.app.state.rooms.rooms.get(request.path_params["room"])
+    if room is None:
+        return _refuse(404, "no_room", "no such room")
+    return JSONResponse({"seq": room.seq, **room.snapshot()})
+
+
+async def _play(websocket: WebSocket) -> None:
+    state = websocket.app.state
+    room = state.rooms.rooms.get(websocket.path_params["room"])
+    await websocket.accept()
+    if room is None:
+        await websocket.send_text(json.dumps({"type": "error", "code": "no_room", "message": "no such room"}))
+        await websocket.close(4404)
+        return
+    conn = Connection()
+    room.conns.add(conn)
+    writer = asyncio.ensure_future(_drain(websocket, conn))
+    try:
+        await _receive_all(websocket, room, conn, state)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        room.disconnect(conn)
+        conn.close()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(writer, 2.0)
+        writer.cancel()
+
+
+async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state: Any) -> None:
+    """Read one connection's messages until it goes, within its limits (rate, hello, idleness)."""
+    limits: ServerLimits = state.limits
+    mine, address = Throttle(state.rate, state.burst), _address(websocket)
+    strikes, last_warning = 0, 0.0
+    started = last_in = time.monotonic()
+    while not conn.dropped and not conn.closing:
+        if conn.greeted:  # idle: nothing either way for idle_timeout
+            timeout = limits.idle_timeout - (time.monotonic() - max(last_in, conn.last_sent))
+        else:
+            timeout = limits.hello_timeout - (time.monotonic() - started)
+        try:
+            message = await asyncio.wait_for(websocket.receive(), max(0.0, timeout))
+        except asyncio.TimeoutError:
+            if conn.greeted and time.monotonic() - conn.last_sent < limits.idle_timeout:
+                continue  # the room spoke to it meanwhile: not idle
+            why = (
+                f"no hello within {limits.hello_timeout:g} s"
+                if not conn.greeted
+                else f"idle for {limits.idle_timeout:g} s"
+            )
+            conn.push(_error(ProtocolError(f"connection closed: {why}", "timeout")))
+            conn.close_code = CLOSE_IDLE if conn.greeted else CLOSE_NO_HELLO
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        last_in = time.monotonic()
+        if mine.wait(address) > 0 or state.message_throttle.wait(address) > 0:
+            strikes += 1
+            if strikes > MAX_STRIKES:
+                conn.push(_error(ProtocolError("too many messages: connection closed", "rate_limited")))
+                conn.close_code = CLOSE_RATE
+                return
+            now = time.monotonic()
+            if now - last_warning > 1.0:  # one warning a second, not one per message
+                last_warning = now
+                conn.push(_error(ProtocolError(f"over {state.rate:g} messages a second", "rate_limited")))
+            continue
+        strikes = 0
+        try:
+            text = message.get("text")
+            if text is None:
+                raise ProtocolError("messages must be JSON text frames", "bad_message")
+            await room.handle(conn, parse_message(text))
+        except ProtocolError as exc:
+            conn.push(_error(exc))
+        except Exception:  # a bug must not take the room or the server down
+            log.exception("room %s: message failed", room.id)
+            conn.push({"type": "error", "code": "internal", "message": "the server could not do that"})
 
 
 async def _drain(websocket: WebSocket, conn: Connection) -> None:
@@ -269,8 +347,9 @@ async def _drain(websocket: WebSocket, conn: Connection) -> None:
             if text is None:
                 break
             await websocket.send_text(text)
+            conn.last_sent = time.monotonic()
     except Exception:  # the browser went away
         conn.dropped = True
         return
     with contextlib.suppress(Exception):
-        await websocket.close(1000)
+        await websocket.close(conn.close_code)

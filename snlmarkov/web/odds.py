@@ -1,19 +1,21 @@
 """Live odds for the web game: each seat's chance of winning from the state of a game.
 
-The rooms call two functions. :func:`prepare` solves what a table needs
-(board, rules, seats, mode) once; it can take seconds (the bump rule's joint
-chain), so the rooms run it in a worker thread. :func:`win_odds` then answers
-from any state between two turns in well under a millisecond, and says how it
-got its numbers: ``"exact"``, ``"pending"`` (not prepared yet) or ``"none"``
-(no figure for these rules; the page hides the bars).
+The rooms ask an :class:`OddsSolver`, which solves what a table needs
+(board, rules, seats, mode) once with the project's :class:`snlmarkov.Odds`
+(exact, the bump rule included for up to 3 players). A solve can take seconds
+(the bump rule's joint chain), so it runs in the solver's own small thread
+pool, apart from the threads that write games to the database; the same
+table asked for twice while it is being solved is solved once (both askers
+get the same future); at most ``queue`` different tables wait, past which
+:meth:`OddsSolver.submit` refuses at once rather than letting the work pile
+up; and the solved tables kept are bounded in bytes (the least recently used
+go first). :meth:`OddsSolver.win_odds` then answers from any state between
+two turns in well under a millisecond, and says how it got its numbers:
+``"exact"``, ``"pending"`` (being solved) or ``"none"`` (no figure for
+these rules, or the table is no longer kept; the page hides the bars).
 
-The figures come from the project's :class:`snlmarkov.Odds` (exact, the bump
-rule included for up to 3 players). Where that class is not available, the
-tokens are taken as independent (exact without the bump rule): each seat's
-number of turns still needed, ``K_i``, has the single-token distribution from
-its own square; with ``S_s(r) = P(K > r | start s)`` from the turn matrix,
-seat ``i`` (``o_i``-th to move from now) wins in round ``r`` with probability
-``f_i(r) * prod_{o_j < o_i} S_j(r) * prod_{o_j > o_i} S_j(r-1)``.
+The module's own :func:`prepare`, :func:`win_odds` and :func:`is_prepared`
+use one shared solver (for scripts and tests).
 
 Examples
 --------
@@ -26,30 +28,42 @@ Examples
 
 from __future__ import annotations
 
-import importlib
+import logging
+import sys
 import threading
+import types
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..board import Board
-from ..errors import SnlError
+from ..errors import LimitError, SnlError
+from ..races.odds import Odds
 from ..rules import Rules
+from ..state import GameState
 
-__all__ = ["LiveOdds", "win_odds", "prepare", "is_prepared"]
+__all__ = ["LiveOdds", "OddsSolver", "win_odds", "prepare", "is_prepared", "nbytes"]
 
-#: survival mass below which the tail is dropped (fallback)
-_TAIL = 1e-13
-#: rounds computed at most by the fallback (a board that takes longer has no figure)
-_MAX_ROUNDS = 20_000
-#: tables kept solved at once
-_CACHE = 64
+log = logging.getLogger("snlmarkov.web")
 
-_solved: OrderedDict[tuple, Any] = OrderedDict()
-_lock = threading.Lock()
 _NONE = "none"  # marks a table with no figure
+#: what :func:`nbytes` counts without looking inside
+_ATOMS = (
+    str,
+    bytes,
+    int,
+    float,
+    complex,
+    bool,
+    type(None),
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.MethodType,
+)
 
 
 @dataclass(frozen=True)
@@ -61,9 +75,11 @@ class LiveOdds:
     win_probability : tuple of float
         One per seat (0 for a seat that cannot win any more); empty unless
         ``method == "exact"``.
-    method : {"exact", "pending", "none"}
-        ``"pending"`` until :func:`prepare` has solved the table, ``"none"``
-        when no figure is available for these rules.
+    method : {"exact", "pending", "none", "busy"}
+        ``"pending"`` while the table is being solved, ``"none"`` when no
+        figure is available for these rules (or the table is no longer
+        kept), ``"busy"`` when the server had too many tables to solve when
+        the game started (the game plays without odds).
     """
 
     win_probability: tuple[float, ...]
@@ -78,54 +94,179 @@ def _key(board: Board, rules: Rules, players: int, mode: str) -> tuple:
     return (board, rules, int(players), mode)
 
 
+def nbytes(obj: Any, *, _seen: set[int] | None = None, _depth: int = 0) -> int:
+    """An estimate of the memory ``obj`` holds: its arrays (numpy, scipy.sparse) and containers, walked.
+
+    Examples
+    --------
+    >>> nbytes({"a": np.zeros(1000), "b": [np.zeros(10)] * 3}) >= 8080
+    True
+    """
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen or _depth > 12:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        base = obj.base
+        if isinstance(base, np.ndarray):  # a view: its memory is its base's, counted once
+            return nbytes(base, _seen=seen, _depth=_depth + 1)
+        return int(obj.nbytes)
+    size = sys.getsizeof(obj, 64)
+    if isinstance(obj, _ATOMS):
+        return size
+    if isinstance(obj, dict):
+        items: list[Any] = [*obj.keys(), *obj.values()]
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = list(obj)
+    else:
+        items = list(getattr(obj, "__dict__", {}).values())
+        items += [getattr(obj, s) for s in getattr(type(obj), "__slots__", ()) if hasattr(obj, s)]
+    return size + sum(nbytes(i, _seen=seen, _depth=_depth + 1) for i in items)
+
+
+class OddsSolver:
+    """Solves the live odds of tables in its own bounded pool, and keeps them within a memory budget.
+
+    Parameters
+    ----------
+    workers : int, default 1
+        Threads solving at once.
+    queue : int, default 4
+        Different tables that may wait for a thread; past that
+        :meth:`submit` refuses (returns None).
+    cache_bytes : int, default 256 MiB
+        Memory the solved tables may hold together (estimated by
+        :func:`nbytes`); the least recently used are dropped first, and a
+        table larger than the whole budget is not kept.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> solver = OddsSolver(queue=1)
+    >>> a = solver.submit(Board(6), Rules(), 2, "classic")
+    >>> a is solver.submit(Board(6), Rules(), 2, "classic") or a.done()  # the same solve, once
+    True
+    >>> a.result(); solver.win_odds(Board(6), Rules(), "classic", positions=(0, 0), finished=(), current=0).method
+    'exact'
+    >>> solver.shutdown()
+    """
+
+    def __init__(self, *, workers: int = 1, queue: int = 4, cache_bytes: int = 256 * 2**20) -> None:
+        if not (type(workers) is int and type(queue) is int and workers >= 1 and queue >= 0 and cache_bytes > 0):
+            raise LimitError(
+                f"OddsSolver needs workers >= 1, queue >= 0 and cache_bytes > 0; got {workers, queue, cache_bytes}"
+            )
+        self.workers, self.queue, self.cache_bytes = workers, queue, int(cache_bytes)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snl-odds")
+        self._lock = threading.Lock()
+        self._solved: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()  # key -> (table, bytes)
+        self._inflight: dict[tuple, Future] = {}
+        self.held_bytes = 0
+
+    def is_prepared(self, board: Board, rules: Rules, players: int, mode: str) -> bool:
+        """Whether this table is solved and kept."""
+        with self._lock:
+            return _key(board, rules, players, mode) in self._solved
+
+    def submit(self, board: Board, rules: Rules, players: int, mode: str) -> Future | None:
+        """Have this table solved: a future done when it is (at once if kept), or None if the pool is full.
+
+        The same table asked for while it is being solved gets the same future.
+        """
+        key = _key(board, rules, players, mode)
+        with self._lock:
+            if key in self._solved:
+                self._solved.move_to_end(key)
+                done: Future = Future()
+                done.set_result(None)
+                return done
+            if key in self._inflight:
+                return self._inflight[key]
+            if len(self._inflight) >= self.workers + self.queue:
+                return None
+            future = self._pool.submit(self._solve, key)
+            self._inflight[key] = future
+            return future
+
+    def prepare(self, board: Board, rules: Rules, players: int, mode: str) -> None:
+        """Solve this table and wait for it (blocking).
+
+        Raises
+        ------
+        LimitError
+            If ``queue`` tables are already waiting.
+        """
+        future = self.submit(board, rules, players, mode)
+        if future is None:
+            raise LimitError(f"{self.workers + self.queue} odds tables are being solved already; try later")
+        future.result()
+
+    def _solve(self, key: tuple) -> None:
+        board, rules, players, mode = key
+        table: Any = _NONE
+        try:
+            table = Odds(board, rules, players=players, mode=mode)
+        except SnlError:  # e.g. bump with more than 3 players: no exact figure
+            pass
+        except BaseException:
+            with self._lock:
+                self._inflight.pop(key, None)
+            raise
+        size = nbytes(table)
+        with self._lock:
+            self._inflight.pop(key, None)
+            if size > self.cache_bytes:
+                log.warning("odds table of %d bytes is over the budget of %d bytes: not kept", size, self.cache_bytes)
+                return
+            self._solved[key] = (table, size)
+            self.held_bytes += size
+            while self.held_bytes > self.cache_bytes:
+                _, (_, dropped) = self._solved.popitem(last=False)
+                self.held_bytes -= dropped
+
+    def win_odds(
+        self,
+        board: Board,
+        rules: Rules,
+        mode: str,
+        *,
+        positions: tuple[int, ...],
+        finished: tuple[int, ...],
+        current: int,
+    ) -> LiveOdds:
+        """Each seat's chance of winning from a state between turns (see the module's :func:`win_odds`)."""
+        key = _key(board, rules, len(positions), mode)
+        with self._lock:
+            entry = self._solved.get(key)
+            if entry is not None:
+                self._solved.move_to_end(key)
+            pending = key in self._inflight
+        if entry is None:
+            return LiveOdds((), "pending" if pending else "none")
+        solved = entry[0]
+        if isinstance(solved, str):
+            return LiveOdds((), "none")
+        state = GameState(tuple(positions), to_move=current, places=tuple(finished))
+        return LiveOdds(tuple(float(p) for p in solved.win_probability(state)), "exact")
+
+    def shutdown(self) -> None:
+        """Stop the threads (solves already running finish; waiting ones are dropped)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._inflight.clear()
+
+
+_SHARED = OddsSolver()
+
+
 def is_prepared(board: Board, rules: Rules, players: int, mode: str) -> bool:
-    """Whether :func:`prepare` has solved this table."""
-    with _lock:
-        return _key(board, rules, players, mode) in _solved
+    """Whether :func:`prepare` has solved this table (the shared solver)."""
+    return _SHARED.is_prepared(board, rules, players, mode)
 
 
 def prepare(board: Board, rules: Rules, players: int, mode: str) -> None:
     """Solve what the odds of this table need (blocking; seconds for the bump rule's joint chain)."""
-    key = _key(board, rules, players, mode)
-    if is_prepared(board, rules, players, mode):
-        return
-    try:
-        odds_class = importlib.import_module("snlmarkov.races.odds").Odds
-    except (ImportError, AttributeError):  # not in this version of snlmarkov: the independent-token figure
-        odds_class = None
-    solved: Any
-    try:
-        if odds_class is not None:
-            solved = odds_class(board, rules, players=players, mode=mode)
-        elif rules.bump:
-            solved = _NONE
-        else:
-            table = _survival_table(board, rules)
-            solved = _NONE if table is None else table
-    except SnlError:  # e.g. bump with more than 3 players: no exact figure
-        solved = _NONE
-    with _lock:
-        _solved[key] = solved
-        while len(_solved) > _CACHE:
-            _solved.popitem(last=False)
-
-
-def _survival_table(board: Board, rules: Rules) -> np.ndarray | None:
-    """``S[s, r] = P(a token on square s needs more than r more turns)``, ``r = 0..R``."""
-    from ..chain.model import turn_model
-
-    m = turn_model(board, rules).matrix.tocsr()
-    n = board.size
-    u = np.ones(n + 1)
-    u[n] = 0.0
-    cols = [u]
-    for _ in range(_MAX_ROUNDS):
-        u = m @ u
-        u[n] = 0.0
-        cols.append(u)
-        if u.max() < _TAIL:
-            return np.stack(cols, axis=1)
-    return None
+    _SHARED.prepare(board, rules, players, mode)
 
 
 def win_odds(
@@ -154,7 +295,7 @@ def win_odds(
     Returns
     -------
     LiveOdds
-        ``method="pending"`` if the table was not prepared (this function
+        ``method="none"`` if the table was not prepared (this function
         never solves anything itself).
 
     Examples
@@ -164,35 +305,6 @@ def win_odds(
     >>> win_odds(Board(4), Rules.preset("plain"), "classic", positions=(4, 2), finished=(0,), current=1).win_probability
     (1.0, 0.0)
     >>> win_odds(Board(9), Rules(), "classic", positions=(0, 0), finished=(), current=0).method
-    'pending'
+    'none'
     """
-    k = len(positions)
-    with _lock:
-        solved = _solved.get(_key(board, rules, k, mode))
-    if solved is None:
-        return LiveOdds((), "pending")
-    if isinstance(solved, str):
-        return LiveOdds((), "none")
-    if not isinstance(solved, np.ndarray):  # the project's Odds
-        from ..state import GameState
-
-        state = GameState(tuple(positions), to_move=current, places=tuple(finished))
-        return LiveOdds(tuple(float(p) for p in solved.win_probability(state)), "exact")
-    if finished:
-        return LiveOdds(tuple(1.0 if i == finished[0] else 0.0 for i in range(k)), "exact")
-    order = [(current + j) % k for j in range(k)]
-    surv = solved[list(positions)]  # (k, R+1): S_i(r)
-    prev = np.concatenate([np.ones((k, 1)), surv[:, :-1]], axis=1)  # S_i(r-1)
-    pmf = prev - surv  # P(K_i = r), r >= 1 (column 0 is 0)
-    win = np.zeros(k)
-    for rank, i in enumerate(order):
-        term = pmf[i].copy()
-        for j in order[:rank]:
-            term *= surv[j]
-        for j in order[rank + 1 :]:
-            term *= prev[j]
-        win[i] = term.sum()
-    total = win.sum()
-    if total > 0:
-        win /= total  # the dropped tail (< 1e-13) shared out
-    return LiveOdds(tuple(float(p) for p in win), "exact")
+    return _SHARED.win_odds(board, rules, mode, positions=positions, finished=finished, current=current)

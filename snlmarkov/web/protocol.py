@@ -37,6 +37,8 @@ __all__ = [
     "COLOUR_RE",
     "RATE",
     "BURST",
+    "MAX_DEPTH",
+    "load_json",
 ]
 
 #: largest accepted client message, in bytes of UTF-8 text
@@ -49,7 +51,11 @@ MAX_SEATS = 6
 COLOUR_RE = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 #: messages per second a connection may send on average, and the burst allowed
 RATE, BURST = 10.0, 20.0
+#: deepest nesting of arrays and objects accepted in a message or a request body
+MAX_DEPTH = 8
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET_RE = re.compile(r"[\[\]{}]")
 
 
 class ProtocolError(SnlError):
@@ -161,6 +167,35 @@ _SCHEMA: dict[str, dict[str, tuple[Any, bool]]] = {
 MESSAGE_TYPES = tuple(_SCHEMA)
 
 
+def load_json(text: str, what: str = "message") -> Any:
+    """Parse JSON text nested at most :data:`MAX_DEPTH` deep (checked before parsing).
+
+    Raises
+    ------
+    ProtocolError
+        ``too_deep`` past :data:`MAX_DEPTH` levels of arrays and objects,
+        ``bad_json`` for text that is not JSON.
+
+    Examples
+    --------
+    >>> load_json('{"a": [1, {"b": "[[[["}]}')
+    {'a': [1, {'b': '[[[['}]}
+    >>> load_json("[" * 4000 + "]" * 4000)
+    Traceback (most recent call last):
+    ...
+    snlmarkov.web.protocol.ProtocolError: message nested deeper than 8 levels
+    """
+    depth = 0
+    for bracket in _BRACKET_RE.findall(_STRING_RE.sub("", text)):  # strings removed: their brackets do not count
+        depth += 1 if bracket in "[{" else -1
+        if depth > MAX_DEPTH:
+            raise ProtocolError(f"{what} nested deeper than {MAX_DEPTH} levels", "too_deep")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProtocolError(f"{what} is not valid JSON", "bad_json") from None
+
+
 def parse_message(text: Any) -> Message:
     """Check the raw text of one client frame and return the message it holds.
 
@@ -173,6 +208,7 @@ def parse_message(text: Any) -> Message:
     ------
     ProtocolError
         With ``code`` ``too_big`` (over :data:`MAX_MESSAGE_BYTES`), ``bad_json``,
+        ``too_deep`` (nested past :data:`MAX_DEPTH`),
         ``bad_message`` (not an object, no type, unknown or missing fields),
         ``unknown_type``, ``bad_secret`` or ``bad_field``.
 
@@ -192,10 +228,7 @@ def parse_message(text: Any) -> Message:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {size} bytes is over the limit of {MAX_MESSAGE_BYTES}", "too_big")
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        raise ProtocolError("message is not valid JSON", "bad_json") from None
+    data = load_json(text, "message")
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ProtocolError("a message is a JSON object with a string 'type'", "bad_message")
     kind = data.pop("type")

@@ -41,7 +41,8 @@ from ..game.engine import Game
 from ..game.events import Event
 from ..game.seats import Seat
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
-from .odds import LiveOdds, prepare, win_odds
+from .limits import ServerLimits, client_key
+from .odds import LiveOdds, OddsSolver
 from .protocol import MAX_SEATS, Message, ProtocolError, check_colour, check_name
 
 __all__ = ["Room", "RoomManager", "Connection", "SeatSlot", "rules_from_data", "rules_fields", "KINDS"]
@@ -56,6 +57,8 @@ MAX_FACES = 12
 LOG_TAIL = 80
 #: messages queued for one slow connection before it is dropped
 OUTBOX = 1000
+#: statuses of a room whose game is not over
+_LIVE = ("lobby", "starting", "playing")
 
 
 def _token() -> str:
@@ -114,7 +117,7 @@ def rules_from_data(data: Any, board: Board) -> Rules:
         rules.check_board(board)
     except (SnlError, TypeError) as exc:
         raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
-    if rules.faces > MAX_FACES:
+    if len(rules.die.values) > MAX_FACES:
         raise ProtocolError(f"faces must be at most {MAX_FACES}", "bad_rules")
     return rules
 
@@ -147,6 +150,9 @@ class Connection:
         self.host = False
         self.greeted = False
         self.dropped = False
+        self.closing = False  # the server asked this socket to close
+        self.close_code = 1000  # the WebSocket close code it gets
+        self.last_sent = time.monotonic()  # when the endpoint last sent it something
 
     def push(self, message: dict[str, Any] | str) -> None:
         if self.dropped:
@@ -159,6 +165,7 @@ class Connection:
 
     def close(self) -> None:
         """Ask the endpoint to close this socket once what is queued has been sent."""
+        self.closing = True
         self.outbox.put_nowait(None)
 
 
@@ -176,8 +183,10 @@ class Room:
         rules: Rules,
         mode: str,
         countdown: float,
+        owner: str = "",
     ) -> None:
         self.manager = manager
+        self.owner = owner  # the client key of the address that created it
         self.id = secrets.token_urlsafe(12)
         self.kind = kind
         self.host_secret = _token()
@@ -195,6 +204,8 @@ class Room:
         self.odds = LiveOdds((), "none")
         self.game_id = 0  # id in the store, once stored
         self.deadline = 0.0  # monotonic time of the countdown's end (0: no countdown running)
+        self.paused = False  # no seat still racing is played by the server or a connected browser
+        self._unstored = False  # abandoned, and its game not stored yet
         self._timer: asyncio.Task | None = None
         self.idle_since = time.monotonic()
         self.turn_times: list[float] = []  # monotonic time each turn was applied (load benchmark)
@@ -222,6 +233,7 @@ class Room:
             "remaining": self.remaining(),
             "log": list(self.texts),
             "game_id": self.game_id,
+            "paused": self.paused,
         }
 
     def remaining(self) -> float:
@@ -253,7 +265,7 @@ class Room:
         if self.status != "lobby":
             raise ProtocolError(f"{what}: the game has already started", "not_in_lobby")
 
-    async def handle(self, conn: Connection, msg: Message) -> None:
+    async def handle(self, conn: Connection, msg: Message) -> None:  # noqa: C901
         """Apply one checked message from ``conn``; ProtocolError refuses it (nothing changed)."""
         kind, f = msg.type, msg.fields
         self.idle_since = time.monotonic()
@@ -361,18 +373,24 @@ class Room:
         seats = [Seat(s.name, s.colour) for s in self.seats]
         game = Game(self.board, self.rules, seats, self.mode, rng=self.manager.seed_for(self))
         self.status = "starting"  # refuses every other change while the odds are prepared
-        # solving a table's odds can take seconds (the bump rule's joint chain): off the loop, and the
+        # solving a table's odds can take seconds (the bump rule's joint chain): in the odds pool, and the
         # game does not wait more than a moment for it; the odds follow in an "odds" message
-        task = asyncio.ensure_future(asyncio.to_thread(prepare, self.board, self.rules, len(seats), self.mode))
-        try:
-            await asyncio.wait_for(asyncio.shield(task), self.manager.odds_wait)
-        except asyncio.TimeoutError:
-            task.add_done_callback(self._odds_ready)
-        except Exception:  # no odds is not a reason not to play
-            log.exception("room %s: odds failed", self.id)
-        self.odds = _odds_of(game)
+        solve = self.manager.odds.submit(self.board, self.rules, len(seats), self.mode)
+        if solve is None:  # the odds pool is full: this game plays without odds rather than wait
+            self.odds = LiveOdds((), "busy")
+        else:
+            task = asyncio.wrap_future(solve)
+            try:
+                await asyncio.wait_for(asyncio.shield(task), self.manager.odds_wait)
+            except asyncio.TimeoutError:
+                task.add_done_callback(self._odds_ready)
+            except Exception:  # no odds is not a reason not to play
+                log.exception("room %s: odds failed", self.id)
+            self.odds = self.manager.odds_of(game)
         self.game, self.status = game, "playing"
         self.texts.append(f"The game starts: {self.mode.replace('_', ' ')}, {len(seats)} players.")
+        if self.odds.method == "busy":
+            self.texts.append("The server is busy working out other games' odds: this game plays without them.")
         self._schedule()
         self.broadcast_room()
 
@@ -386,7 +404,8 @@ class Room:
 
     def _compute_odds(self) -> None:
         assert self.game is not None
-        self.odds = _odds_of(self.game)
+        if self.odds.method != "busy":  # a game that started without odds stays without them
+            self.odds = self.manager.odds_of(self.game)
 
     async def _roll(self, seat: int, secret: str) -> None:
         if self.status != "playing" or self.game is None:
@@ -440,14 +459,30 @@ class Room:
         assert game is not None
         self._cancel_timer()
         seat = game.current_seat
+        if not self._anyone_racing():  # nobody here to play: pause rather than skip absent seats for ever
+            if not self.paused:
+                self.paused = True
+                self.texts.append("The game is paused: no player still racing is here.")
+            return
         if self.seats[seat].ai:
             self._timer = asyncio.ensure_future(self._after(self.manager.ai_delay, game.total_turns, skip=False))
         elif self.kind == "online":
             self.deadline = time.monotonic() + self.countdown
             self._timer = asyncio.ensure_future(self._after(self.countdown, game.total_turns, skip=True))
 
+    def _anyone_racing(self) -> bool:
+        """Whether a seat still racing is played by the server or by a connected browser."""
+        game = self.game
+        assert game is not None
+        done = set(game.finishing_order)
+        return any(s.ai or s.connected > 0 for i, s in enumerate(self.seats) if i not in done)
+
     def _maybe_resume(self, seat: int) -> None:
-        """A seat came back: nothing to do; its countdown keeps running (the server decides)."""
+        """A seat came back: a paused game goes on (a running countdown keeps running: the server decides)."""
+        if self.paused and self.status == "playing" and self.game is not None and seat not in self.game.finishing_order:
+            self.paused = False
+            self.texts.append(f"{self.seats[seat].name} is back: the game goes on.")
+            self._schedule()  # the caller tells everyone (the presence changed)
 
     async def _after(self, delay: float, turn: int, *, skip: bool) -> None:
         try:
@@ -469,14 +504,22 @@ class Room:
         if timer is not None and timer is not asyncio.current_task():
             timer.cancel()
 
-    async def abandon(self) -> None:
-        """Stop a game that will not be finished: stored as abandoned, everyone told."""
+    async def abandon(self) -> bool:
+        """Stop a game that will not be finished: stored as abandoned, everyone told.
+
+        Returns whether the room may be dropped: its game is stored (or there
+        was none to store).
+        """
         self._cancel_timer()
-        if self.status != "playing":
-            return
-        self.status = "abandoned"
+        if self.status == "playing":
+            self.status, self._unstored = "abandoned", True  # no change from here on
+        if not self._unstored:
+            return True
         self.game_id = await self.manager.store_game(self, "abandoned")
-        self.broadcast_room()
+        if self.game_id > 0 or self.manager.store is None or self.game is None or self.game.total_turns == 0:
+            self._unstored = False
+            self.broadcast_room()
+        return not self._unstored
 
     def disconnect(self, conn: Connection) -> None:
         self.conns.discard(conn)
@@ -511,6 +554,8 @@ class RoomManager:
     odds_wait : float, default 1.5
         Seconds a starting game waits for its odds to be solved; past that
         it starts with ``"pending"`` odds and an ``odds`` message follows.
+    limits : ServerLimits, optional
+        ``rooms_per_address`` and the odds pool's size, queue and memory.
     """
 
     def __init__(
@@ -524,7 +569,12 @@ class RoomManager:
         idle_timeout: float = 900.0,
         seed: int | None = None,
         odds_wait: float = 1.5,
+        limits: ServerLimits | None = None,
     ) -> None:
+        self.limits = limits = limits or ServerLimits()
+        self.odds = OddsSolver(
+            workers=limits.odds_workers, queue=limits.odds_queue, cache_bytes=limits.odds_cache_bytes
+        )
         self.boards = dict(boards)
         self.odds_wait = float(odds_wait)
         self.store = store
@@ -544,7 +594,7 @@ class RoomManager:
         self._made += 1
         return [self._seed, self._made]
 
-    def create(
+    def create(  # noqa: C901
         self,
         kind: Any,
         seats: Any,
@@ -553,16 +603,23 @@ class RoomManager:
         rules: Any = None,
         mode: str = "classic",
         countdown: float | None = None,
+        owner: str = "",
     ) -> Room:
-        """A new room with its first seats (all of them for a local room).
+        """A new room with its first seats (all of them for a local room), created by the address ``owner``.
 
         Raises
         ------
         ProtocolError
-            For a bad kind, seats, board, rules or mode, or too many rooms.
+            For a bad kind, seats, board, rules or mode, too many rooms
+            (``server_full``), or too many rooms of ``owner`` not over yet
+            (``too_many_rooms``).
         """
         if len(self.rooms) >= self.max_rooms:
             raise ProtocolError(f"the server holds {self.max_rooms} rooms already; try later", "server_full")
+        owner = client_key(owner) if owner else ""
+        cap = self.limits.rooms_per_address
+        if owner and sum(r.owner == owner and r.status in _LIVE for r in self.rooms.values()) >= cap:
+            raise ProtocolError(f"one address may hold {cap} rooms not over yet; finish or leave one", "too_many_rooms")
         if kind not in KINDS:
             raise ProtocolError(f"kind must be one of {KINDS}", "bad_field")
         board_name = next(iter(self.boards)) if board is None else board
@@ -577,7 +634,7 @@ class RoomManager:
             raise ProtocolError("countdown must be a number of seconds 0.05..600", "bad_field")
         if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_SEATS:
             raise ProtocolError(f"seats must be a list of 1 to {MAX_SEATS} seats", "bad_field")
-        room = Room(self, kind, board_name, the_rules, mode, float(countdown))
+        room = Room(self, kind, board_name, the_rules, mode, float(countdown), owner)
         for item in seats:
             if not isinstance(item, dict) or not set(item) <= {"name", "colour", "ai"}:
                 raise ProtocolError("each seat is {name, colour, ai}", "bad_field")
@@ -601,7 +658,9 @@ class RoomManager:
             return 0  # nothing to store: no game, or not a single turn played
         record = room.game.record()
         try:
-            game_id = await asyncio.to_thread(self.store.add, record, room=room.id, status=status)
+            game_id = await asyncio.to_thread(
+                self.store.add, record, room=room.id, status=status, online=room.kind == "online"
+            )
         except Exception:
             log.exception("room %s: could not store the game", room.id)
             return 0
@@ -616,15 +675,45 @@ class RoomManager:
     async def _reap(self) -> None:
         while True:
             await asyncio.sleep(min(30.0, self.idle_timeout / 2))
-            now = time.monotonic()
-            for room in list(self.rooms.values()):
-                if not room.conns and now - room.idle_since > self.idle_timeout:
-                    with contextlib.suppress(Exception):
-                        await room.abandon()
+            await self.reap()
+
+    async def reap(self) -> int:
+        """Close the rooms idle past ``idle_timeout``: each game still being played is stored first.
+
+        A room whose game could not be stored stays (it is tried again at the
+        next sweep): nothing leaves memory without reaching the store.
+        Returns how many rooms were closed.
+        """
+        now, closed = time.monotonic(), 0
+        for room in list(self.rooms.values()):
+            if not room.conns and now - room.idle_since > self.idle_timeout:
+                try:
+                    stored = await room.abandon()
+                except Exception:
+                    log.exception("room %s: could not be closed", room.id)
+                    continue
+                if stored:
                     self.rooms.pop(room.id, None)
+                    closed += 1
+        return closed
+
+    def odds_of(self, game: Game) -> LiveOdds:
+        """The live odds of a game between two turns (the one call to the odds code)."""
+        try:
+            return self.odds.win_odds(
+                game.board,
+                game.rules,
+                game.mode,
+                positions=game.positions,
+                finished=game.finishing_order,
+                current=game.current_seat,
+            )
+        except SnlError:  # no figure for this board and rules
+            return LiveOdds((), "none")
 
     async def shutdown(self) -> None:
         """Store every game still being played as abandoned and stop the timers."""
+        self.odds.shutdown()
         if self._reaper is not None:
             self._reaper.cancel()
         for room in list(self.rooms.values()):
@@ -632,21 +721,6 @@ class RoomManager:
                 await room.abandon()
             for conn in list(room.conns):
                 conn.close()
-
-
-def _odds_of(game: Game) -> LiveOdds:
-    """The live odds of a game between two turns (the one call to the odds code)."""
-    try:
-        return win_odds(
-            game.board,
-            game.rules,
-            game.mode,
-            positions=game.positions,
-            finished=game.finishing_order,
-            current=game.current_seat,
-        )
-    except SnlError:  # no figure for this board and rules
-        return LiveOdds((), "none")
 
 
 def _board_data(board: Board, name: str) -> dict[str, Any]:

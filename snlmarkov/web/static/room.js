@@ -185,6 +185,7 @@
     $("odds-label").textContent = st.status === "lobby" || st.status === "starting" ? "" :
       odds.method === "pending" ? "working out the odds…" :
       odds.method === "none" ? "(no exact odds for these rules)" :
+      odds.method === "busy" ? "(the server is busy: no odds for this game)" :
       odds.method === "exact" ? "exact chance to win" : "≈ chance to win";
     st.seats.forEach((s, i) => {
       const place = st.finished.indexOf(i);
