@@ -429,7 +429,7 @@ def design(  # noqa: C901
     if not isinstance(rules, Rules):
         raise RuleError(f"rules must be Rules; got {type(rules).__name__}")
     size = check_count(size, "size", limit("board_size"), low=2, env="SNLMARKOV_MAX_BOARD_SIZE", error=TargetError)
-    check_batch_memory(CHAINS, size, "design()")
+    check_batch_memory(CHAINS, size, rules, "design()")
     lad, sna = _count(ladders, "ladders", 0), _count(snakes, "snakes", 0)
     if lad + sna > size - 1:
         raise TargetError(f"{lad + sna} jumps do not fit on a board of {size} squares")
