@@ -40,6 +40,7 @@ __all__ = [
     "players_arg",
     "ascii_int_arg",
     "check_host",
+    "at_least_arg",
     "whole_arg",
     "workers_arg",
     "PLAYERS_HELP",
@@ -88,27 +89,36 @@ def check_host(host: str) -> str:
         return text
     except ValueError:
         pass
+    unusable = AddressError(
+        f"--host {shown!r} is not an address of this machine: not an IPv4 or IPv6 address, "
+        "nor a name that resolves to one"
+    )
     if all(part.isdigit() for part in text.split(".")):  # dotted digits that are not an IPv4 address
-        raise AddressError(
-            f"--host {shown!r} is not an address of this machine: not an IPv4 or IPv6 address, "
-            "nor a name that resolves to one"
-        )
+        raise unusable
     try:
         socket.getaddrinfo(text, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
-        raise AddressError(
-            f"--host {shown!r} is not an address of this machine: not an IPv4 or IPv6 address, "
-            "nor a name that resolves to one"
-        ) from None
+        raise unusable from None
     return text
 
 
-def whole_arg(text: str) -> int:
-    """A square, a seat or a count that may be 0: an integer >= 0 in plain digits (argparse type)."""
-    value = ascii_int_arg(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
-    return value
+def at_least_arg(low: int, doc: str = "") -> Any:
+    """An argparse type: an integer >= ``low`` in plain digits."""
+
+    def parse(text: str) -> int:
+        value = ascii_int_arg(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {value}")
+        return value
+
+    parse.__doc__ = doc or f"An integer >= {low} in plain digits (argparse type)."
+    return parse
+
+
+#: A square, a seat or a count that may be 0 (argparse type).
+whole_arg = at_least_arg(0, "A square, a seat or a count that may be 0: an integer >= 0 in plain digits.")
+#: ``--games``, ``--max-turns``: an integer >= 1 in plain digits (argparse type).
+count_arg = at_least_arg(1, "``--games``, ``--max-turns``: an integer >= 1 in plain digits.")
 
 
 def workers_arg(text: str) -> int:
@@ -119,14 +129,6 @@ def workers_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"workers must be 1..{cap} (four per core; SNLMARKOV_MAX_WORKERS raises it), got {show_value(value)}"
         )
-    return value
-
-
-def count_arg(text: str) -> int:
-    """``--games``, ``--max-turns``: an integer >= 1 in plain digits (argparse type)."""
-    value = ascii_int_arg(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
     return value
 
 

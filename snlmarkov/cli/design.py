@@ -6,19 +6,12 @@ import argparse
 import math
 import sys
 
-from .common import ascii_int_arg, parse_setting, workers_arg
+from .common import at_least_arg, parse_setting, workers_arg
 
 __all__ = ["register", "run"]
 
 
-def _count(low: int):
-    def parse(text: str) -> int:
-        value = ascii_int_arg(text)  # plain digits 0-9, as everywhere on the command line
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {value}")
-        return value
-
-    return parse
+_count = at_least_arg  # an integer >= low in plain digits
 
 
 def _number(text: str) -> float:
