@@ -2,6 +2,8 @@
 
 For each rule set (``plain`` and ``app`` on the jungle board, one player,
 every per-game result kept) the script times :func:`snlmarkov.sim.core.simulate`
+(then, without a target, the same for a loaded die and two dice summed: what a
+die dealt from more slots, or with more sixes, costs per roll)
 and a straightforward pure-Python loop over the same rules, the raw rate at
 which numpy draws die rolls (``rng.integers(1, 7, size=...)``), and the
 *ceiling* that rate allows: raw rolls per second / mean rolls per game. It
@@ -57,9 +59,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from snlmarkov import Board, Rules  # noqa: E402
+from snlmarkov import Board, Die, Rules  # noqa: E402
 from snlmarkov.sim.core import _roll_tables, simulate  # noqa: E402
 from snlmarkov.sim.solo import BLOCK, WIDTH  # noqa: E402
+from snlmarkov.sim.tables import slots  # noqa: E402
 
 TARGETS = {"plain": 4_000_000, "app": 2_000_000}
 MIN_SPEEDUP = 100
@@ -183,6 +186,29 @@ def main(argv: list[str] | None = None) -> int:
             f"{py_cpu / 1e3:>13.1f} k {speedup:>8.0f}x {mean_rolls:>10.2f} {ceiling / 1e6:>8.2f} M "
             f"{share:>10.0%}  {verdict}"
         )
+    print()
+    print("other dice (no target: what a die's slots cost; rolls/s against the fair die's)")
+    header = f"{'rules':6} {'die':22} {'slots':>5} {'rolls/step':>10} {'sim games/s':>12} {'rolls/game':>10} {'M rolls/s':>9} {'vs fair':>8}"
+    print(header)
+    print("-" * len(header))
+    for name in ("plain", "app"):
+        fair_rate = 0.0
+        for die in (Die(6), Die.weighted({1: 1, 2: 1, 6: 4}), Die.sum_of(2, 6)):
+            rules = Rules.preset(name).replace(die=die)
+            table, _ = _roll_tables(board, rules)
+            simulate(board, rules, 1000, rng=1)
+            holder = {}
+
+            def run_die():
+                holder["r"] = simulate(board, rules, games, rng=2)
+
+            sim_cpu, _ = best_rate(run_die, games, repeats)
+            roll_rate = sim_cpu * holder["r"].mean_rolls()
+            fair_rate = fair_rate or roll_rate
+            print(
+                f"{name:6} {die.spec:22.22} {slots(die).size:>5} {table.rolls_per_step:>10} {sim_cpu / 1e6:>10.2f} M "
+                f"{holder['r'].mean_rolls():>10.2f} {roll_rate / 1e6:>9.1f} {roll_rate / fair_rate:>8.2f}"
+            )
     print()
     print(
         f"simulated games per run: {games:,}; pure-Python games: {py_games:,}; best of {repeats} "

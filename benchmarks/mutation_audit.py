@@ -34,6 +34,7 @@ TIME_LIMIT = 900
 
 # fast, direct tests first: pytest -x stops at the first failure
 MODEL = ["tests/test_mutation_kills.py", "tests/test_distribution.py", "tests/test_analysis.py", "tests/test_model.py"]
+KERNEL = ["tests/test_dice_exact.py", "tests/test_model.py", "tests/test_design_batch.py", "tests/test_game.py"]
 MODEL_ALL = MODEL + ["tests/test_properties.py", "tests/test_hostile_inputs.py"]
 ENGINE = ["tests/test_game.py", "tests/test_verify.py", "tests/test_record.py", "tests/test_mutation_kills.py"]
 SIM = ["tests/test_mutation_kills.py", "tests/test_simulate.py", "tests/test_crosscheck.py"]
@@ -59,12 +60,24 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "np.subtract(2 * n_sq - 1, t, out=t, where=over)",
         MODEL,
     ),
-    ("model", "chain/mechanics.py", "prob[redeal, : f - 1] = 1.0 / (f - 1)", "prob[redeal, : f - 1] = 1.0 / f", MODEL),
-    ("model", "chain/mechanics.py", "prob[redeal, f - 1] = 0.0", "prob[redeal, f - 1] = 1.0 / f", MODEL),
+    # the exact kernel and dice of any shape
+    ("kernel", "chain/mechanics.py", "prob[redeal] = cols.capped", "prob[redeal] = cols.probs", KERNEL),
+    ("kernel", "chain/mechanics.py", "capped[:-1] = die.without_top().probs", "capped[:-1] = die.probs[:-1]", KERNEL),
+    ("kernel", "chain/mechanics.py", "        square[:, 0] = cur\n", "        square[:, 0] = square[:, 0]\n", KERNEL),
+    ("kernel", "chain/mechanics.py", "    while p**depth >= bound:", "    while p**depth >= 100 * bound:", KERNEL),
+    (
+        "kernel",
+        "chain/exact.py",
+        'exact_slot_probs(rules.die, bool(s.capped[0]) and rules.on_cap == "redeal")',
+        "exact_slot_probs(rules.die, False)",
+        KERNEL,
+    ),
+    ("kernel", "search/batch.py", "        go_on = s.cont[:, -1]", "        go_on = s.cont[:, -1] & (level < 1)", KERNEL),
+    ("kernel", "reach.py", "    stays |= values == 0", "    stays |= values < 0", KERNEL),
     (
         "model",
         "chain/mechanics.py",
-        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] != n_sq) & ~capped",
+        "cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] < n_sq) & ~capped",
         "cont[:, f - 1] = ~stay[:, f - 1] & ~capped",
         MODEL,
     ),
@@ -602,6 +615,68 @@ MUTANTS += [
         "        while not self._flush() and time.monotonic() < deadline:",
         "        while False:",
         _named(_WS, "test_close_writes_what_is_queued"),
+    ),
+]
+
+
+_WA, _WAPI = "test_web_abuse.py", "test_web_api.py"
+#: the web server under hostile clients (protocol, rooms, odds pool, guard, serving)
+MUTANTS += [
+    (
+        "web",
+        "web/protocol.py",
+        '    size = len(text.encode("utf-8", "surrogatepass"))',
+        "    size = len(text)",
+        _named(_WAPI, "test_refused_messages_change_nothing"),
+    ),
+    (
+        "web",
+        "web/protocol.py",
+        "        if depth > MAX_DEPTH:",
+        "        if False:",
+        _named(_WAPI, "test_refused_messages_change_nothing"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        '(self.kind == "online" and seat == 0 and self._is_host(secret))',
+        '(self.kind == "online" and self._is_host(secret))',
+        _named(_WA, "test_host_secret_rolls_only_for_the_host_seat"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        "                    stored = await room.abandon()",
+        "                    stored = True",
+        _named(_WA, "test_the_reaper_stores_a_game_before_dropping_its_room"),
+    ),
+    (
+        "web",
+        "web/rooms.py",
+        "        if not self._anyone_racing():",
+        "        if False:",
+        _named(_WA, "test_nobody_racing_present_pauses_the_game"),
+    ),
+    (
+        "web",
+        "web/odds.py",
+        "            if key in self._inflight:\n                return self._inflight[key]\n",
+        "",
+        _named(_WA, "test_odds_solves_are_shared_bounded_and_kept_within_their_memory"),
+    ),
+    (
+        "web",
+        "web/guard.py",
+        '        if origin is not None and (scope["type"] == "websocket" or method not in _SAFE_METHODS):',
+        "        if False:",
+        _named(_WA, "test_host_origin_and_content_type"),
+    ),
+    (
+        "web",
+        "web/serving.py",
+        "        super().connection_made(transport)\n        self._arm_header_timer()",
+        "        super().connection_made(transport)",
+        _named(_WA, "test_slow_and_silent_sockets_are_closed_and_capped"),
     ),
 ]
 

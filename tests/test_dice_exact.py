@@ -234,3 +234,20 @@ def test_rules_faces_is_the_fair_die_only():
     assert snl.Rules().replace(faces=8).die == snl.Die(8)
     with pytest.raises(snl.RuleError, match="rules.die"):
         _ = snl.Rules(die="2d6").faces
+
+
+def test_a_zero_move_takes_no_jump_in_the_winnability_check():
+    """A bounce leaves the token on 11 (a ladder's foot) without climbing; a 0 there must not climb either.
+
+    Moves of 3 from 0 reach 12; from 12 a 3 bounces to 11 and from 11 back to 12, so the finish is
+    out of reach. A check that let the 0 move take the ladder 11 -> 13 would call the board
+    winnable. The exact chain agrees.
+    """
+    from snlmarkov.reach import check_winnable
+
+    board = snl.Board(13, {10: 9, 11: 13})
+    rules = snl.Rules.preset("plain").replace(finish="bounce", jump_after_bounce=False, die=snl.Die.faces(0, 3, 3))
+    with pytest.raises(snl.UnwinnableBoardError):
+        check_winnable.__wrapped__(board, rules)
+    with pytest.raises(snl.UnwinnableBoardError):
+        snl.turn_model(board, rules)

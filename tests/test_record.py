@@ -322,8 +322,9 @@ def test_event_registry_is_complete():
     assert Roll(seat=0, turn=0, value=2, capped=False).kind == "roll"
     with pytest.raises(GameError, match="Move.end must be an integer >= 0"):
         Move(seat=0, turn=0, start=1, end=-2)
-    with pytest.raises(GameError, match="Roll.value must be an integer >= 1"):
-        Roll(seat=0, turn=0, value=0, capped=False)
+    assert Roll(seat=0, turn=0, value=0, capped=False).value == 0  # a die may have a 0 face
+    with pytest.raises(GameError, match="Roll.value must be an integer >= 0"):
+        Roll(seat=0, turn=0, value=-1, capped=False)
     with pytest.raises(GameError, match="capped must be True or False"):
         Roll(seat=0, turn=0, value=2, capped=1)
     assert Bump(seat=1, turn=2, from_square=5, to_square=1).to_dict() == {

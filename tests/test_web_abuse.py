@@ -8,6 +8,7 @@ Every flood is bounded in count and time and stops by itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -170,12 +171,12 @@ def test_rooms_per_address_are_capped(serve):
 def test_messages_are_throttled_per_address(serve):
     srv = serve(rate=1000, burst=1000, limits=ServerLimits(message_rate=5, message_burst=10))
     room = create_room(srv.base, kind="local", seats=TWO)
-    flooders = []
+    from websockets.sync.client import connect
+
+    flooders, stack = [], contextlib.ExitStack()
     for _ in range(3):  # three connections of one address share its budget
         sock = socket.create_connection(("127.0.0.1", srv.port), source_address=("127.0.0.2", 0))
-        from websockets.sync.client import connect
-
-        ws = connect(f"ws://127.0.0.1:{srv.port}/ws/{room['room']}", sock=sock, open_timeout=5)
+        ws = stack.enter_context(connect(f"ws://127.0.0.1:{srv.port}/ws/{room['room']}", sock=sock, open_timeout=5))
         ws.send(json.dumps({"type": "hello"}))
         ws.recv(timeout=5)
         flooders.append(ws)
@@ -189,7 +190,7 @@ def test_messages_are_throttled_per_address(serve):
                 codes.append(json.loads(ws.recv(timeout=1)).get("code", "pong"))
         except TimeoutError:
             pass
-        ws.close()
+    stack.close()
     assert codes.count("pong") <= 12 and "rate_limited" in codes
     # the other address plays on
     c = Client(srv.base, room["room"])

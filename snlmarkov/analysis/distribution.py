@@ -12,10 +12,20 @@ from ..chain.threads import single_blas_thread
 from ..errors import SnlError
 from ..limits import check_rng
 
-__all__ = ["LengthDistribution", "absorption_times", "DEFAULT_TAIL"]
+__all__ = [
+    "LengthDistribution",
+    "GeometricTail",
+    "absorption_times",
+    "geometric_tail",
+    "DEFAULT_TAIL",
+    "DENSE_EIG_STATES",
+]
 
 #: Default bound on the probability left beyond the horizon.
 DEFAULT_TAIL = 1e-13
+
+#: Chains of at most this many transient states get their decay rate from a dense eigen-solve.
+DENSE_EIG_STATES = 1500
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,6 +44,13 @@ class LengthDistribution:
         ``P(K > horizon)``.
     unit : str
         What is counted (``"turns"``, ``"rounds"``, ...), for labels.
+    tail_rate, tail_constant : float
+        The geometric tail ``P(K > k) ~ tail_constant * tail_rate ** k``
+        (:func:`geometric_tail`: the spectral radius of the chain's transient
+        block). Beyond the horizon :meth:`pmf`, :meth:`cdf` and :meth:`sf`
+        answer from it, without stepping. ``nan`` when the distribution was
+        given without its chain; beyond the horizon ``sf`` is then
+        ``tail_mass`` and ``pmf`` 0.
 
     Examples
     --------
@@ -48,6 +65,8 @@ class LengthDistribution:
     probabilities: np.ndarray = field(repr=False)
     tail_mass: float = 0.0
     unit: str = "turns"
+    tail_rate: float = float("nan")
+    tail_constant: float = float("nan")
     _cdf: np.ndarray = field(init=False, repr=False, compare=False)  # set in __post_init__
 
     def __post_init__(self) -> None:
@@ -64,6 +83,11 @@ class LengthDistribution:
         p.setflags(write=False)
         object.__setattr__(self, "probabilities", p)
         object.__setattr__(self, "tail_mass", float(self.tail_mass))
+        rate, const = float(self.tail_rate), float(self.tail_constant)
+        if not (np.isnan(rate) and np.isnan(const)) and not (0.0 <= rate < 1.0 and 0.0 <= const < np.inf):
+            raise SnlError(f"tail_rate must be in [0, 1) and tail_constant >= 0; got {rate}, {const}")
+        object.__setattr__(self, "tail_rate", rate)
+        object.__setattr__(self, "tail_constant", const)
         cdf = np.cumsum(p)
         cdf.setflags(write=False)
         object.__setattr__(self, "_cdf", cdf)
@@ -104,14 +128,20 @@ class LengthDistribution:
         (0.5, 0.0, 0.0)
         """
         k = _numbers(k, "pmf")
-        inside = (k >= 0) & (k <= self.horizon) & (k == np.floor(k))
+        whole = k == np.floor(k)
+        inside = (k >= 0) & (k <= self.horizon) & whole
         out = np.where(inside, self.probabilities[np.clip(np.nan_to_num(k), 0, self.horizon).astype(int)], 0.0)
+        if self.has_tail:  # P(K = k) = P(K > k - 1) - P(K > k) on the geometric tail
+            far = whole & (k > self.horizon)
+            out = np.where(far, self._far_sf(k - 1) * (1.0 - self.tail_rate), out)
         return out if out.ndim else float(out)
 
     def cdf(self, k: Any) -> Any:
         """``P(K <= k)`` (vectorised); beyond the horizon it is ``1 - tail_mass``."""
         k = np.floor(_numbers(k, "cdf"))
         out = np.where(k < 0, 0.0, self._cdf[np.clip(k, 0, self.horizon).astype(int)])
+        if self.has_tail:
+            out = np.where(k > self.horizon, 1.0 - self._far_sf(k), out)
         return out if out.ndim else float(out)
 
     def sf(self, k: Any) -> Any:
@@ -119,7 +149,20 @@ class LengthDistribution:
         k = np.floor(_numbers(k, "sf"))
         tail = 1.0 - self._cdf - self.tail_mass  # P(horizon >= K > k)
         out = np.where(k < 0, 1.0, np.clip(tail[np.clip(k, 0, self.horizon).astype(int)], 0.0, None) + self.tail_mass)
+        if self.has_tail:
+            out = np.where(k > self.horizon, self._far_sf(k), out)
         return out if out.ndim else float(out)
+
+    @property
+    def has_tail(self) -> bool:
+        """Whether the geometric tail is known (:attr:`tail_rate` is not ``nan``)."""
+        return not np.isnan(self.tail_rate)
+
+    def _far_sf(self, k: np.ndarray) -> np.ndarray:
+        """``tail_constant * tail_rate ** k``, in logarithms (no underflow before it is due)."""
+        with np.errstate(divide="ignore"):
+            log = np.log(self.tail_constant) + np.asarray(k, dtype=float) * np.log(self.tail_rate)
+        return np.exp(log)
 
     def ppf(self, q: Any) -> Any:
         """Smallest ``k`` with ``P(K <= k) >= q``; ``inf`` where ``q`` lies in the tail."""
@@ -271,3 +314,104 @@ def absorption_times(
         if len(pmf) > max_steps:
             raise SnlError(f"the length distribution still has mass {alive:.3g} after {max_steps} steps")
     return LengthDistribution(np.asarray(pmf), tail_mass=float(max(alive, 0.0)), unit=unit)
+
+
+@dataclass(frozen=True, eq=False)
+class GeometricTail:
+    """The long-run decay of an absorbing chain: ``P(K > k) ~ constant * rate ** k``.
+
+    Attributes
+    ----------
+    rate : float
+        The spectral radius of the transient block ``Q`` (restricted to the
+        states the start reaches): the Perron root.
+    constant : float
+        ``C`` in ``P(K > k) ~ C * rate ** k`` for the given start.
+        ``nan`` when the Perron root is not simple (see ``simple``).
+    quasi_stationary : numpy.ndarray
+        The quasi-stationary distribution over the transient states (the left
+        Perron vector, summing to 1): where the chain is, given that it has
+        not been absorbed, in the long run. Empty when the root is not simple.
+    simple : bool
+        Whether the Perron root is a simple eigenvalue. When two classes of
+        states share it (or nearly: within ``1e-6``), the tail is
+        ``C k rho^k`` or the long run depends on the start, and only
+        ``rate`` is given.
+    """
+
+    rate: float
+    constant: float
+    quasi_stationary: np.ndarray = field(repr=False)
+    simple: bool = True
+
+
+def geometric_tail(transient: sp.csr_matrix, start: np.ndarray) -> GeometricTail:
+    """The decay rate, constant and quasi-stationary distribution of an absorbing chain.
+
+    With ``Q`` the transient block and ``rho`` its Perron root (the largest
+    eigenvalue, real and non-negative), ``P(K > k) = start Q^k 1 ~ C rho^k``
+    where ``C = (start . h)(pi . 1) / (pi . h)`` for the right and left Perron
+    vectors ``h`` and ``pi``. Only the states reachable from ``start`` count.
+    Small chains (:data:`DENSE_EIG_STATES`) take a dense eigen-solve, larger
+    ones ARPACK on ``Q`` and on ``Q^T``. A Perron root shared by two classes
+    of states makes the tail ``C k rho^k``: then only the rate is given
+    (``simple`` is False).
+
+    Raises
+    ------
+    ModelError
+        When the eigen-solve gives no real root in ``[0, 1)``.
+
+    Examples
+    --------
+    >>> q = sp.csr_matrix(np.array([[0.5, 0.25], [0.0, 0.25]]))
+    >>> g = geometric_tail(q, np.array([1.0, 0.0]))
+    >>> g.rate, g.constant, g.quasi_stationary.tolist()
+    (0.5, 2.0, [0.5, 0.5])
+    """
+    from scipy.sparse.csgraph import breadth_first_order
+
+    from ..errors import ModelError
+
+    q = sp.csr_matrix(transient)
+    start = np.asarray(start, dtype=float)
+    n = q.shape[0]
+    seeds = np.flatnonzero(start > 0)
+    seen = np.zeros(n, dtype=bool)
+    for s0 in seeds:
+        if not seen[s0]:
+            seen[breadth_first_order(q, int(s0), directed=True, return_predecessors=False)] = True
+    keep = np.flatnonzero(seen)
+    qr = q[keep][:, keep].tocsr()
+    m = keep.size
+    if m <= DENSE_EIG_STATES:
+        import scipy.linalg as la
+
+        vals, left, right = la.eig(qr.toarray(), left=True, right=True)
+        i = int(np.argmax(np.where(np.abs(vals.imag) < 1e-12, vals.real, -np.inf)))
+        rho = float(vals[i].real)
+        pi, h = left[:, i].real, right[:, i].real
+        near = int(np.sum(np.abs(vals - rho) < 1e-6 * max(rho, 1e-300)))
+    else:
+        import scipy.sparse.linalg as sla
+
+        vr, right = sla.eigs(qr, k=2, which="LM", tol=0)
+        vl, left = sla.eigs(qr.T.tocsr(), k=1, which="LM", tol=0)
+        i = int(np.argmax(np.abs(vr)))
+        rho, pi, h = float(vr[i].real), left[:, 0].real, right[:, i].real
+        near = 1 + int(abs(vr[1 - i] - vr[i]) < 1e-6 * rho)
+        if abs(vr[i] - vl[0]) > 1e-9 or abs(vr[i].imag) > 1e-12:
+            near = 0
+    if near == 0 or not 0.0 <= rho < 1.0:
+        raise ModelError(f"the transient block has no real Perron root in [0, 1) (found {rho!r})")
+    if near > 1:
+        return GeometricTail(rate=rho, constant=float("nan"), quasi_stationary=np.zeros(0), simple=False)
+    pi = pi * np.sign(pi.sum()) if pi.sum() else pi
+    h = h * np.sign(h.sum()) if h.sum() else h
+    pi, h = np.clip(pi, 0.0, None), np.clip(h, 0.0, None)
+    pi /= pi.sum()
+    const = float(start[keep] @ h) / float(pi @ h)
+    qsd = np.zeros(n)
+    qsd[keep] = pi
+    qsd.setflags(write=False)
+    return GeometricTail(rate=rho, constant=const, quasi_stationary=qsd)

@@ -8,6 +8,7 @@ probabilities, and the effect of every jump.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,10 +22,10 @@ from ..board import Board
 from ..chain.model import TransitionModel, check_model_memory, turn_landings, turn_model
 from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
-from ..errors import SnlError
+from ..errors import ModelError, SnlError
 from ..limits import check_memory, show_value
 from ..rules import Rules
-from .distribution import DEFAULT_TAIL, LengthDistribution, absorption_times
+from .distribution import DEFAULT_TAIL, GeometricTail, LengthDistribution, absorption_times, geometric_tail
 from .hitting import hit_probabilities
 
 __all__ = ["Analysis", "JumpEffect", "analyze", "expected_turns"]
@@ -178,8 +179,59 @@ class Analysis:
         start[sysm.position(self.model.start)] = 1.0
         exit = np.asarray(self.model.matrix[sysm.states, self.model.absorbing].todense()).ravel()
         d = absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns", progress=progress)
+        g = self._tail
+        if g.simple:  # else the tail is not C rho^k: beyond the horizon sf stays at the tail mass
+            d = dataclasses.replace(d, tail_rate=g.rate, tail_constant=g.constant)
         self.__dict__["length"] = d
         return d
+
+    @cached_property
+    def _tail(self) -> GeometricTail:
+        sysm = self._system
+        start = np.zeros(sysm.states.size)
+        start[sysm.position(self.model.start)] = 1.0
+        return geometric_tail(sysm.q, start)
+
+    @property
+    def tail_rate(self) -> float:
+        """The decay rate of the game's length: ``P(T > t) ~ C * tail_rate ** t``.
+
+        The spectral radius of the turn chain's transient block (the Perron
+        root, from an eigen-solve: no stepping). ``length.tail_constant`` is
+        ``C``.
+
+        Examples
+        --------
+        >>> import snlmarkov as snl
+        >>> a = snl.analyze()
+        >>> round(a.tail_rate, 6), bool(abs(a.length.sf(300) / a.length.sf(299) - a.tail_rate) < 1e-9)
+        (0.977705, True)
+        """
+        return self._tail.rate
+
+    @property
+    def quasi_stationary(self) -> np.ndarray:
+        """Where a token that has not finished is in the long run: the quasi-stationary distribution.
+
+        One entry per square ``0..N`` (0 on the finish and on squares the
+        token cannot reach), summing to 1: the limit of the position
+        distribution at the start of turn ``t`` given ``T > t``.
+
+        Raises
+        ------
+        ModelError
+            When two classes of squares share the decay rate (the long run
+            then depends on more than the rate).
+        """
+        if not self._tail.simple:
+            raise ModelError(
+                f"the decay rate {self._tail.rate} is shared by two classes of squares: "
+                "the long-run position is not one distribution"
+            )
+        out = np.zeros(self.board.size + 1)
+        out[np.asarray(self.model.labels)[self._system.states]] = self._tail.quasi_stationary
+        out.setflags(write=False)
+        return out
 
     @cached_property
     @single_blas_thread

@@ -1,6 +1,8 @@
 """The playable engine: :class:`Game`, seats, the event log, records and the
-text board. Depends on the configuration only; it shares no code with the
-matrices (:mod:`snlmarkov.chain`), so it can check them.
+text board. What each roll does comes from the play kernel
+(:mod:`snlmarkov.playkernel`, shared with the simulator); it depends on the
+configuration only and shares no code with the matrices
+(:mod:`snlmarkov.chain`), so it can check them.
 
 Public names are imported lazily, so the command line can build its parser
 without numpy.

@@ -1,9 +1,10 @@
 """The playable game: seats, turns and rolls, following ``RULES.md`` step by step.
 
-:class:`Game` only throws a die (a seeded generator or a scripted list of
-rolls) and applies the rules roll by roll; it shares no probability code with
-the transition matrices, so it can be used to check them. Every step is logged
-as an event (:mod:`snlmarkov.game.events`), and :meth:`Game.record` gives a
+:class:`Game` throws the rules' die (a seeded generator or a scripted list of
+rolls), asks the play kernel (:mod:`snlmarkov.playkernel`, shared with the
+simulator) what each roll does, and logs it as events
+(:mod:`snlmarkov.game.events`); it shares no code with the transition
+matrices, so it can be used to check them. :meth:`Game.record` gives a
 :class:`~snlmarkov.game.record.GameRecord` that :meth:`Game.replay` plays again
 exactly.
 
@@ -28,8 +29,10 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
+from ..dice import Die
 from ..errors import DiceError, GameError, LimitError
 from ..limits import MAX_RECORD_BOARD_SIZE, check_rng
+from ..playkernel import RollStory, describe_values, draw, kernel
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -78,11 +81,14 @@ class Game:
         the game ends when every token has finished.
     rng : None, int >= 0, SeedSequence or numpy.random.Generator, optional
         Seed or generator for the die, checked by
-        :func:`snlmarkov.limits.check_rng`. Not allowed together with ``dice``.
+        :func:`snlmarkov.limits.check_rng`; rolls are drawn exactly from
+        ``rules.die`` (:func:`snlmarkov.playkernel.draw`). Not allowed
+        together with ``dice``.
     dice : iterable of int, optional
         Scripted rolls used instead of a random die, in order (for tests and
-        replays). A capped roll under ``on_cap="redeal"`` is taken as is and
-        must be in ``1..faces-1``.
+        replays); each must be a value of ``rules.die`` (0 too, when the die
+        has it). A capped roll under ``on_cap="redeal"`` is taken as is and
+        must be a value of the die without its top value.
     state : GameState, optional
         Start from this state (every token's square, the seats finished, the
         seat to move) instead of the beginning; it must have one square per
@@ -106,13 +112,16 @@ class Game:
 
     Notes
     -----
-    A turn follows ``RULES.md`` with the project's readings: the entering six
+    A turn follows ``RULES.md`` with the project's readings ("six" is the
+    die's top value): the entering six
     (six to start) is a roll and counts towards the cap; a roll that reaches
     the finish, or overshoots it under ``stay``, ends the turn even on a six;
     ``forfeit`` sends the token back to where the turn began (voiding an entry
     made in that turn) and ``restart`` to square 0; on a chained board every
     jump of the chain is taken and logged, one event each; with
-    ``jump_after_bounce`` off the bounce square's jump is not taken; only the final square of a turn can cause a bump, and
+    ``jump_after_bounce`` off the bounce square's jump is not taken; a roll of
+    0 logs only its :class:`~snlmarkov.game.events.Roll` and ends the turn;
+    only the final square of a turn can cause a bump, and
     the bump applies however the turn ended (including a token that stayed,
     or was sent back by ``forfeit``, on a square another token holds, and a
     token on ``bump_to`` joined there by another: it is placed on ``bump_to``
@@ -169,7 +178,7 @@ class Game:
         self._mode = mode
         self._seats = _make_seats(players)
         check_winnable(board, rules, len(self._seats) > 1)
-        self._jumps = dict(board.jumps)
+        self._kernel = kernel(board, rules)
         if dice is None:
             self._rng: np.random.Generator | None = check_rng(rng)
             self._script: Iterator[Any] | None = None
@@ -494,59 +503,30 @@ class Game:
         if self._over:
             raise GameError("the game is over: no more turns can be played")
 
-    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:  # noqa: C901
-        """Make every roll of one turn; return the square where it ends (before any bump)."""
-        rules, size, jumps, chain = self._rules, self._board.size, self._jumps, self._board.chain
-        top = rules.die.top
+    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:
+        """Make every roll of one turn; return the square where it ends (before any bump).
+
+        What each roll does comes from the play kernel (:mod:`snlmarkov.playkernel`);
+        this method only draws the rolls and logs the events the kernel's story holds.
+        """
+        kern = self._kernel
         start = position = self._positions[seat]
-        needs_six = rules.start_on_six and position == 0
         sixes = 0
         while True:
-            capped = rules.max_sixes is not None and sixes >= rules.max_sixes
+            capped = kern.is_capped(sixes)
             if capped:
                 events.append(CapReached(seat=seat, turn=turn, sixes=sixes))
-            value = self._roll(seat, turn, redeal=capped and rules.on_cap == "redeal", sixes=sixes)
+            value = self._roll(seat, turn, kern.law(capped), sixes=sixes)
+            story = kern.story(position, sixes, start, value)
+            if not story.dealt:  # the draw and the kernel disagree on the die: a bug, never a game
+                raise DiceError(f"a roll of {value} after {sixes} sixes cannot be dealt under these rules")
             events.append(Roll(seat=seat, turn=turn, value=value, capped=capped))
-            six = value == top
-            if six and capped:  # only under forfeit or restart: a redealt roll is never a six
-                if rules.on_cap == "restart":
-                    events.append(Restart(seat=seat, turn=turn, from_square=position))
-                    return 0
-                events.append(Forfeit(seat=seat, turn=turn, back_to=start))
-                return start
-            sixes += six
-            if needs_six:
-                if not six:
-                    events.append(FailedEnter(seat=seat, turn=turn))
-                    return position
-                events.append(Enter(seat=seat, turn=turn))
-                needs_six = False
-                continue
-            target = position + value
-            bounced = False
-            if target > size:
-                if rules.finish == "stay":
-                    events.append(Overshoot(seat=seat, turn=turn, square=position, value=value))
-                    return position
-                if rules.finish == "bounce":
-                    target = 2 * size - target
-                    bounced = True
-                    events.append(Bounce(seat=seat, turn=turn, target=target))
-                else:
-                    target = size
-            events.append(Move(seat=seat, turn=turn, start=position, end=target))
-            position = target
-            if not (bounced and not rules.jump_after_bounce):
-                while position in jumps:  # one jump, or every jump of a chain
-                    end = jumps[position]
-                    kind = Ladder if end > position else Snake
-                    events.append(kind(seat=seat, turn=turn, start=position, end=end))
-                    position = end
-                    if not chain:
-                        break
-            if position == size or not (six and rules.bonus_on_six):
+            events.extend(_roll_events(seat, turn, story))
+            position, sixes = story.square, story.sixes
+            if not story.more:
                 return position
-            events.append(BonusRoll(seat=seat, turn=turn))
+            if story.bonus:
+                events.append(BonusRoll(seat=seat, turn=turn))
 
     def _apply_bump(self, seat: int, turn: int, position: int, events: list[Event]) -> int:
         """The bump rule on the square where the turn ended; return the final square."""
@@ -558,11 +538,10 @@ class Game:
             return rules.bump_to
         return position
 
-    def _roll(self, seat: int, turn: int, *, redeal: bool, sixes: int) -> int:
-        """One throw of the die; ``redeal`` draws from ``1..faces-1``."""
-        top = self._rules.die.top - 1 if redeal else self._rules.die.top
+    def _roll(self, seat: int, turn: int, law: Die, *, sixes: int) -> int:
+        """One throw of ``law`` (the die, or the die without its top value for a redealt roll)."""
         if self._rng is not None:
-            return int(self._rng.integers(1, top + 1))
+            return draw(law, self._rng)
         if self._script is None:  # pragma: no cover - a Game has a generator or a script
             raise DiceError("this game has neither a die nor scripted dice")
         where = f"turn {turn} ({self._seats[seat].name}, seat {seat})"
@@ -570,12 +549,13 @@ class Game:
             value = next(self._script)
         except StopIteration:
             raise DiceError(f"the scripted dice ran out in {where}") from None
-        if not _is_int(value) or not 1 <= value <= self._rules.die.top:
-            raise DiceError(f"scripted roll {value!r} in {where} is not a face 1..{self._rules.die.top}")
-        if value > top:
+        die = self._rules.die
+        if not _is_int(value) or value not in die.values:
+            raise DiceError(f"scripted roll {value!r} in {where} is not a face {describe_values(die)} of the die")
+        if value not in law.values:
             raise DiceError(
                 f"scripted roll {value} in {where} is impossible: after {sixes} sixes the roll is "
-                f"redealt from 1..{top} (on_cap='redeal')"
+                f"redealt from {describe_values(law)} (on_cap='redeal': the die without its top value)"
             )
         return int(value)
 
@@ -591,3 +571,26 @@ class Game:
         if nxt <= seat:
             self._round += 1
         self._current = nxt
+
+
+def _roll_events(seat: int, turn: int, story: RollStory) -> list[Event]:
+    """The events a roll's story logs after its :class:`~snlmarkov.game.events.Roll`
+    (none for a roll of 0)."""
+    where = {"seat": seat, "turn": turn}
+    if story.restart:
+        return [Restart(**where, from_square=story.start)]
+    if story.forfeit:
+        return [Forfeit(**where, back_to=story.square)]
+    if story.enter:
+        return [Enter(**where)]
+    if story.failed_enter:
+        return [FailedEnter(**where)]
+    if story.overshoot:
+        return [Overshoot(**where, square=story.start, value=story.value)]
+    if not story.moved:
+        return []
+    out: list[Event] = [Bounce(**where, target=story.target)] if story.bounce else []
+    out.append(Move(**where, start=story.start, end=story.target))
+    for a, b in story.jumps:  # one jump, or every jump of a chain
+        out.append((Ladder if b > a else Snake)(**where, start=a, end=b))
+    return out

@@ -160,10 +160,13 @@ class Event:
 class Roll(Event):
     """A throw of the die.
 
-    ``capped`` is True when the turn already held ``max_sixes`` sixes: under
-    ``on_cap="redeal"`` the value was drawn from ``1..faces-1``; under
-    ``"forfeit"`` a top face voids the turn (a :class:`Forfeit` follows);
-    under ``"restart"`` it sends the token home (a :class:`Restart` follows).
+    ``value`` is a value of the rules' die (0 for a die with a 0 face: such a
+    roll moves nothing and no other event follows it). ``capped`` is True
+    when the turn already held ``max_sixes`` sixes: under
+    ``on_cap="redeal"`` the value was drawn from the die without its top
+    value; under ``"forfeit"`` the top value voids the turn (a
+    :class:`Forfeit` follows); under ``"restart"`` it sends the token home (a
+    :class:`Restart` follows).
 
     Examples
     --------
@@ -173,7 +176,7 @@ class Roll(Event):
 
     kind: ClassVar[str] = "roll"
 
-    value: int = _positive()
+    value: int
     capped: bool = False
 
     def describe(self, name: str) -> str:

@@ -148,8 +148,8 @@ class TurnSummary:
                 raise GameError(f"TurnSummary.{name} must be an integer >= 0; got {value!r}")
             object.__setattr__(self, name, int(value))
         rolls = tuple(self.rolls)
-        if not all(_is_int(r) and r >= 1 for r in rolls):
-            raise GameError(f"TurnSummary.rolls must be die faces >= 1; got {rolls!r}")
+        if not all(_is_int(r) and r >= 0 for r in rolls):
+            raise GameError(f"TurnSummary.rolls must be die values >= 0; got {rolls!r}")
         object.__setattr__(self, "rolls", tuple(int(r) for r in rolls))
         for name in ("bumped", "skipped"):
             if not isinstance(getattr(self, name), bool):

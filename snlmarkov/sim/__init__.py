@@ -1,5 +1,7 @@
 """The vectorised Monte Carlo simulator: :func:`simulate` and its step tables.
-Depends on the configuration only; it shares no code with the matrices.
+The tables come from the play kernel (:mod:`snlmarkov.playkernel`, shared
+with the game engine); it depends on the configuration only and shares no
+code with the matrices.
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """Fast Monte Carlo simulation of Snakes & Ladders games.
 
-:func:`simulate` plays many games at once with numpy, rolling real dice and
-applying the rules of ``RULES.md`` step by step; it shares no code with the
-transition matrices, so comparing the two (:mod:`snlmarkov.checks.crosschecking`) tests
-both.
+:func:`simulate` plays many games at once with numpy, rolling the rules' die
+(any :class:`~snlmarkov.dice.Die`) and applying the rules of ``RULES.md``
+step by step through the play kernel (:mod:`snlmarkov.playkernel`); it
+shares no code with the transition matrices, so comparing the two
+(:mod:`snlmarkov.checks.crosschecking`) tests both.
 
-How it is fast: the rules are first applied once to every (square, dice)
-combination a step can meet (:mod:`snlmarkov.sim.tables`); a step of a
-game is then one uniform random integer, standing for several independent die
-rolls, and one table look-up. Solo games run in a pool kept full as games
+How it is fast: the play kernel is first asked once about every (square,
+dice) combination a step can meet (:mod:`snlmarkov.sim.tables`); a step of
+a game is then one uniform random integer, standing for several independent
+die rolls (each dealt from the die's slots, its whole weights laid out as
+equally likely values), and one table look-up. Solo games run in a pool kept full as games
 finish (:mod:`snlmarkov.sim.solo`); races of several seats run round by
 round (:mod:`snlmarkov.sim.multi`).
 """

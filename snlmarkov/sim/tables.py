@@ -1,20 +1,26 @@
-"""Step tables for the Monte Carlo simulator: the rules applied to every roll code.
+"""Step tables for the Monte Carlo simulator: the play kernel applied to every roll code.
 
-The simulator rolls real dice, but several at once. A *code* is one uniform
-random integer in ``0..codes-1``, decoded digit by digit into the die rolls
-of one *step*. Each digit has the radix of the die it stands for: ``faces``
-for a fair die, ``faces - 1`` for a roll redealt after the cap
+The simulator rolls real dice, but several at once. A die is dealt from its
+*slots*: its whole weights (:meth:`Die.integer_weights
+<snlmarkov.dice.Die.integer_weights>`) laid out in order of value, so that a
+uniform slot is a roll of the die (the fair die ``Die(6)`` has six slots,
+one per face; ``Die.weighted({1: 1, 2: 1, 6: 4})`` six too, four of them
+sixes). A *code* is one uniform random integer in ``0..codes-1``, decoded
+digit by digit into the slots of the die rolls of one *step*. Each digit has
+the radix of the die it stands for: the die's slots, or those of the die
+without its top value for a roll redealt after the cap
 (``on_cap="redeal"``; roll tables deal that one by rejection instead, see
 :func:`roll_table`). Which die comes next may depend on the rolls before it,
 but ``codes`` is a multiple of the product of the radices along every
 possible sequence, so given the digits before it each digit is uniform:
 drawing one code *is* rolling those dice.
 
-A :class:`StepTable` holds, for every state and every code, what the rules of
-``RULES.md`` do with those rolls: the state after the step, the turns it
-completed, the rolls it threw and the squares it landed on. It is built by
-applying the rules to all (state, code) pairs at once, roll by roll; no
-transition probability is computed anywhere.
+A :class:`StepTable` holds, for every state and every code, what those rolls
+do: the state after the step, the turns it completed, the rolls it threw and
+the squares it landed on. It is built by asking the play kernel
+(:class:`~snlmarkov.playkernel.PlayKernel`) about all (state, code) pairs at
+once, roll by roll; the builder itself only decodes digits and counts turns
+and rolls. No transition probability is computed anywhere.
 
 Two kinds of table:
 
@@ -38,14 +44,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import Board
+from ..dice import Die
+from ..errors import LimitError
+from ..limits import check_memory
+from ..playkernel import is_capped, kernel, law
 from ..rules import Rules
 
-__all__ = ["StepTable", "turn_table", "roll_table", "roll_table_codes", "max_rolls_per_turn"]
+__all__ = ["StepTable", "turn_table", "roll_table", "roll_table_codes", "max_rolls_per_turn", "slots", "MAX_SLOTS"]
 
 #: most codes per state a turn table may use
 CODE_BUDGET = 8192
 #: most (state, code) entries a turn table may have
 ENTRY_BUDGET = 1 << 22
+#: most slots a die is dealt from (the sum of its whole weights)
+MAX_SLOTS = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,16 +184,37 @@ def _top_phase(rules: Rules) -> int:
     return rules.max_sixes if rules.max_sixes is not None else 1
 
 
-def _capped(rules: Rules, phase: int) -> bool:
-    return rules.max_sixes is not None and phase >= rules.max_sixes
+@functools.lru_cache(maxsize=32)
+def slots(die: Die) -> np.ndarray:
+    """The die's values, each repeated by its whole weight: a uniform slot is a roll.
+
+    Raises
+    ------
+    LimitError
+        If the whole weights sum past :data:`MAX_SLOTS`.
+
+    Examples
+    --------
+    >>> from snlmarkov import Die
+    >>> slots(Die(6)).tolist(), slots(Die.weighted({1: 1, 2: 1, 6: 4})).tolist()
+    ([1, 2, 3, 4, 5, 6], [1, 2, 6, 6, 6, 6])
+    """
+    weights = die.integer_weights()
+    if sum(weights) > MAX_SLOTS:
+        raise LimitError(
+            f"the simulator deals a die from at most {MAX_SLOTS:,} equally likely slots (its whole weights "
+            f"summed, snlmarkov.sim.tables.MAX_SLOTS); {die!r} needs {sum(weights):,}"
+        )
+    out = np.repeat(np.array(die.values, dtype=np.int64), weights)
+    out.flags.writeable = False  # shared by every caller
+    return out
 
 
 def _radix(rules: Rules, phase: int, across: bool) -> int:
-    """Radix of the digit of a roll thrown after ``phase`` sixes in the turn
-    (roll tables redeal by rejection: their digits are all fair dice)."""
-    if _capped(rules, phase) and rules.on_cap == "redeal" and not across:
-        return rules.die.top - 1
-    return rules.die.top
+    """Radix of the digit of a roll thrown after ``phase`` sixes in the turn:
+    the slots of the die it is drawn from (roll tables redeal by rejection:
+    their digits all deal the whole die)."""
+    return int(slots(law(rules, is_capped(rules, phase) and not across)).size)
 
 
 def _codes(rules: Rules, rolls: int, phases: int, across: bool) -> int:
@@ -199,7 +232,7 @@ def _codes(rules: Rules, rolls: int, phases: int, across: bool) -> int:
         if r == 0:
             return 1
         after = need(r - 1, 0) if across else 1
-        if not _capped(rules, s) and top > 0:
+        if not is_capped(rules, s) and top > 0:
             after = math.lcm(after, need(r - 1, min(s + 1, top)))
         return _radix(rules, s, across) * after
 
@@ -301,47 +334,19 @@ def _positive(rolls: int) -> int:
     return int(rolls)
 
 
-def _jump_tables(board: Board) -> tuple[np.ndarray, np.ndarray]:
-    """``(dest, later)``: where a token landing on each square stays, and the
-    squares after the first where a jump of its chain acts (``later[d, t]``,
-    ``size + 1`` for none; no rows unless some jump chains).
-
-    The simulator's own reading of the board: it walks each chain itself.
-    """
-    size, jumps = board.size, board.jumps
-    dest = np.arange(size + 2, dtype=np.int64)
-    paths: dict[int, list[int]] = {}
-    for start, end in jumps.items():
-        path, square = [], end
-        while board.chain and square in jumps:  # take every jump of the chain
-            path.append(square)
-            square = jumps[square]
-        dest[start] = square
-        if path:
-            paths[start] = path
-    longest = max((len(p) for p in paths.values()), default=0)
-    later = np.full((longest, size + 2), size + 1, dtype=np.int64)
-    for start, path in paths.items():
-        later[: len(path), start] = path
-    return dest, later
-
-
-def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:  # noqa: PLR0915
-    """Apply the rules to every (state, code) pair at once, roll by roll."""
-    size, faces = board.size, rules.die.top
-    dest, later = _jump_tables(board)
-    per_roll = 1 + later.shape[0]  # rows of ``land`` per roll
-    no_jump_after_bounce = rules.finish == "bounce" and not rules.jump_after_bounce
-    none = size + 1
-    capped = rules.max_sixes is not None
-    cap = rules.max_sixes if capped else 0
-    redeal = capped and rules.on_cap == "redeal"
-    forfeit = capped and rules.on_cap == "forfeit"
-    restart = capped and rules.on_cap == "restart"
+def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:
+    """Ask the play kernel about every (state, code) pair at once, roll by roll."""
+    kern = kernel(board, rules)
+    size, none, per_roll = board.size, board.size + 1, kern.chain_rows
+    n = phases * (size + 1) * codes
+    check_memory(n * (160 + 10 * per_roll), f"building a simulator table of {n:,} (state, code) entries")
+    full = slots(rules.die)
+    # a capped roll's digit deals the die without its top value (roll tables: by rejection)
+    redeal = rules.max_sixes is not None and rules.on_cap == "redeal" and not across and _top_phase(rules) > 0
+    capped_slots = slots(law(rules, True)) if redeal else full
     top = phases - 1
 
-    entry = np.arange(phases * (size + 1) * codes, dtype=np.int64)
-    n = entry.size
+    entry = np.arange(n, dtype=np.int64)
     code = entry % codes
     state = entry // codes
     phase = state // (size + 1)
@@ -349,7 +354,6 @@ def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, a
 
     pos = square.copy()
     sixes = phase.copy()
-    entered = ~((phase == 0) & (square == 0)) if rules.start_on_six else np.ones(n, dtype=bool)
     known = phase == 0  # the square the current turn began on is known (it began in the step)
     begun = square.copy()  # ... and it is this one
     alive = square != size  # still rolling in this step
@@ -359,52 +363,30 @@ def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, a
     n_rolls = np.zeros(n, dtype=np.uint8)
     land = np.full((rolls * per_roll, n), none, dtype=np.int16 if none < 2**15 else np.int32)
 
+    radix: np.ndarray | int
     for j in range(rolls):
-        capped_now = (sixes >= cap) if capped else np.zeros(n, dtype=bool)
-        radix = np.where(capped_now, faces - 1, faces) if redeal and not across else faces
-        roll = code % radix + 1
-        code //= radix
-        six = roll == faces
-        if redeal and across:  # a six after the cap is never dealt: the step stops, to roll again
-            redrawn = alive & capped_now & six
-            alive = alive & ~redrawn
-        n_rolls += alive
-        void = alive & capped_now & six if forfeit else np.zeros(n, dtype=bool)
-        sent_home = alive & capped_now & six if restart else np.zeros(n, dtype=bool)
-        live = alive & ~void & ~sent_home
-        enter_ok = live & ~entered & six
-        moving = live & entered
-        target = pos + roll
-        over = target > size
-        if rules.finish == "stay":
-            lands = moving & ~over
-        elif rules.finish == "bounce":
-            target = np.where(over, 2 * size - target, target)
-            lands = moving
-        else:  # "none": reaching N finishes
-            target = np.minimum(target, size)
-            lands = moving
-        land[j * per_roll] = np.where(lands, target, none)
-        square_hit = np.clip(target, 0, size)
-        if no_jump_after_bounce:  # the token stays on the bounce square
-            jumped = lands & ~over
-            pos = np.where(lands, np.where(over, target, dest[square_hit]), pos)
+        if redeal:
+            capped_now = is_capped(rules, sixes)
+            radix = np.where(capped_now, capped_slots.size, full.size)
+            digit = code % radix
+            value = np.where(capped_now, capped_slots[digit % capped_slots.size], full[digit])
         else:
-            jumped = lands
-            pos = np.where(lands, dest[square_hit], pos)
-        for d in range(per_roll - 1):  # the later jumps of a chain land too
-            land[j * per_roll + 1 + d] = np.where(jumped, later[d, square_hit], none)
-        pos = np.where(sent_home, 0, pos)  # restart: back to square 0
-        pos = np.where(void & known, begun, pos)  # forfeit: back to where the turn began
-        late = void & ~known  # ... which only the simulator knows
+            radix = full.size
+            value = full[code % radix]
+        code //= radix
+        r = kern.roll(pos, sixes, np.where(known, begun, -1), value)
+        if across:  # a six after the cap is never dealt: the step stops, to roll again
+            alive = alive & r.dealt
+        n_rolls += alive
+        late = alive & r.forfeit & ~known  # a void only the simulator can undo
+        land[j * per_roll : (j + 1) * per_roll] = np.where(alive, r.land, none)
+        pos = np.where(alive & ~late, r.square, pos)
         home = pos == size
-        goes_on = enter_ok | (lands & six & ~home & rules.bonus_on_six)
+        goes_on = alive & r.more
         turn_over = alive & ~goes_on  # a late void ends its turn too (and the step)
         n_turns += turn_over
         halted |= late
-        sixes = np.where(goes_on, sixes + 1, np.where(turn_over, 0, sixes))
-        if rules.start_on_six:
-            entered = np.where(turn_over, pos != 0, entered | enter_ok)
+        sixes = np.where(alive, r.sixes, sixes)
         begun = np.where(turn_over, pos, begun)
         known |= turn_over
         midturn = np.where(alive, goes_on, midturn)

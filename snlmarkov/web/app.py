@@ -9,12 +9,13 @@ Routes
 ``POST /api/rooms``       create a room; the answer holds its secrets (only ever sent here)
 ``GET /api/rooms/{id}``   a room's public state
 ``WS /ws/{id}``           play and watch: the protocol of ``docs/web.md``
+``/games...``             the archive, game pages and rematch (:mod:`.games`)
 
 Examples
 --------
 >>> app = create_app(ai_delay=0.0)
->>> sorted(r.path for r in app.routes)[:3]
-['/', '/api/config', '/api/rooms']
+>>> sorted(r.path for r in app.routes)[:2]
+['/', '/api/config']
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..board import Board
 from ..game.seats import COLOURS
 from ..rules import PRESETS
+from .games import game_routes
 from .guard import Guard
 from .limits import ServerLimits, Throttle
 from .protocol import (
@@ -169,6 +171,7 @@ def create_app(
             Route("/api/rooms", _create_room, methods=["POST"]),
             Route("/api/rooms/{room}", _room_state),
             WebSocketRoute("/ws/{room}", _play),
+            *game_routes(manager),  # the game pages (snlmarkov/web/games.py)
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, allowed_hosts=tuple(allowed_hosts), allowed_origins=tuple(allowed_origins))],

@@ -40,14 +40,20 @@ __all__ = ["GuardedH11Protocol", "uvicorn_config", "quiet_resource_errors", "bin
 
 log = logging.getLogger("snlmarkov.web")
 
-#: open files kept free for the database, the pages' files and the log
-_SPARE_FILES = 64
+#: connections accepted in one go (asyncio accepts up to this many before any is refused) and the listen queue
+BACKLOG = 64
+#: open files kept free for the database, the pages' files, the log and one burst of accepted connections
+_SPARE_FILES = 64 + BACKLOG
 _RESOURCE_ERRNOS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 _BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
 def connection_cap(limits: ServerLimits) -> int:
-    """``limits.max_connections``, lowered to the open-file limit less a reserve (raising the soft limit first)."""
+    """``limits.max_connections``, lowered to the open-file limit less a reserve (raising the soft limit first).
+
+    The reserve covers the files the server opens itself and one burst of
+    :data:`BACKLOG` connections accepted before the cap refuses them.
+    """
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = min(hard, 65536) if hard != resource.RLIM_INFINITY else 65536
     if soft != resource.RLIM_INFINITY and soft < want:
@@ -164,7 +170,7 @@ def uvicorn_config(
         "timeout_keep_alive": max(1, round(limits.keep_alive)),
         "h11_max_incomplete_event_size": 16384,
         "timeout_graceful_shutdown": 5,
-        "backlog": 256,
+        "backlog": BACKLOG,
         "proxy_headers": proxy is not None,
         "forwarded_allow_ips": proxy or "",
         "log_level": "warning",
@@ -246,7 +252,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(256)
+        sock.listen(BACKLOG)
     except OSError as exc:
         sock.close()
         why = (

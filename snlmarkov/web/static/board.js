@@ -15,8 +15,9 @@ function el(name, attrs, parent) {
 const SNAKE_COLOURS = ["#2e7d32", "#c62828", "#6a1b9a", "#ef6c00", "#00838f", "#ad1457", "#558b2f", "#4527a0"];
 
 class BoardView {
-  constructor(container, board) {
+  constructor(container, board, colours) {
     this.board = board;
+    this.colours = colours || [];  // cfg.colours: the hex of a named colour (records of the library)
     const n = board.size;
     this.cols = Math.ceil(Math.sqrt(n));
     this.rows = Math.ceil(n / this.cols);
@@ -125,12 +126,13 @@ class BoardView {
     this.tokenLayer.innerHTML = "";
     this.tokens.clear();
     this.seats = seats;
+    const labels = SNL.tokenLabels(seats);
     seats.forEach((seat, i) => {
       const g = el("g", { class: "token", "data-seat": i }, this.tokenLayer);
-      el("circle", { r: 13, fill: seat.colour, class: "token-body" }, g);
+      el("circle", { r: 13, fill: SNL.colourOf(seat.colour, this.colours), class: "token-body" }, g);
       el("circle", { r: 5, cx: -4, cy: -4, fill: "rgba(255,255,255,0.45)" }, g);
-      const t = el("text", { class: "token-label", "text-anchor": "middle", y: 4.5 }, g);
-      t.textContent = (seat.name || "?").slice(0, 1).toUpperCase();
+      const t = el("text", { class: `token-label${labels[i].length > 1 ? " two" : ""}`, "text-anchor": "middle", y: 4.5 }, g);
+      t.textContent = labels[i];
       this.tokens.set(i, { g, square: 0, x: 0, y: 0 });
     });
   }
@@ -157,7 +159,7 @@ class BoardView {
     positions.forEach((p, i) => {
       const c = this.centre(p), o = this.offset(i, p, positions);
       const t = this.tokens.get(i);
-      if (t) t.square = p;
+      if (t) { t.square = p; t.g.setAttribute("data-square", p); }
       this.place(i, c.x + o.x, c.y + o.y);
     });
   }

@@ -11,6 +11,7 @@ const SNL = {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (k === "class") node.className = v;
+      else if (k === "style") node.style.cssText = v;  // through the CSSOM: allowed by a strict style-src
       else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
       else if (v === true) node.setAttribute(k, "");
       else if (v !== false && v != null) node.setAttribute(k, v);
@@ -83,6 +84,44 @@ const SNL = {
         h("button", { type: "button", class: "chip", "data-preset": name, onclick: () => set(rules) }, name)));
     set(initial || {});
     return { node: h("div", { class: "rules-form" }, presetRow, grid), value, set, inputs };
+  },
+
+  // the rules in words: [[label, value], ...] for every field (the pages' own labels)
+  rulesSummary(fields, rules) {
+    const named = new Set(fields.map((f) => f.name));
+    const die = named.has("faces") || named.has("die") ? [] :  // the die, when the form has no field for it
+      [["Die", rules.die ? String(rules.die) : `${rules.faces || 6} faces`]];
+    return fields.map((f) => {
+      const [label, names] = SNL.RULE_LABELS[f.name] || [f.name.replace(/_/g, " ")];
+      const v = f.name in rules ? rules[f.name] : f.default;
+      const text = f.kind === "bool" ? (v ? "yes" : "no") : v == null ? "no limit" : (names && names[v]) || String(v);
+      return [label, text];
+    }).concat(die);
+  },
+
+  // a short token label for every seat, all different: initials ("Robot 1" -> "R1", "Ann" -> "A"),
+  // then the first two letters, then the initial and the seat number
+  tokenLabels(seats) {
+    const initials = (name) => {
+      const words = String(name || "?").trim().split(/\s+/).filter(Boolean);
+      return (words.length > 1 ? words.slice(0, 2).map((w) => w[0]).join("") : (words[0] || "?")[0]).toUpperCase();
+    };
+    const out = seats.map((s) => initials(s.name));
+    const clash = (i) => out.some((x, j) => j !== i && x === out[i]);
+    const tries = [(s) => String(s.name || "?").replace(/\s+/g, "").slice(0, 2), (s, i) => initials(s.name)[0] + (i + 1)];
+    for (const make of tries) {
+      const bad = out.map((_, i) => clash(i));
+      seats.forEach((s, i) => { if (bad[i]) { const t = make(s, i); out[i] = t[0].toUpperCase() + t.slice(1); } });
+    }
+    seats.forEach((s, i) => { if (clash(i)) out[i] = String(i + 1); });
+    return out;
+  },
+
+  // a seat's colour as CSS: rooms keep hex colours, the library's records colour names (cfg.colours)
+  colourOf(colour, colours) {
+    if (/^#[0-9a-f]{3,6}$/i.test(colour)) return colour;
+    const c = (colours || []).find((x) => x.name === String(colour).toLowerCase());
+    return c ? c.hex : "#888888";
   },
 
   colourPicker(colours, selected, onpick) {

@@ -43,6 +43,7 @@
         stored.mine = m.secret; SNL.secrets.save(roomId, stored); you.seat = m.seat; return;
       }
       if (m.type === "pong") return;
+      if (m.type === "rematch_ready") { location.href = m.url.replace("#", `${location.search}#`); return; }
       if (m.type === "you") { you = { seat: m.seat, host: m.host }; if (m.seat < 0 && !m.host) delete stored.mine;
         SNL.secrets.save(roomId, stored); queue.push({ type: "rerender" }); if (!busy) pump(); return; }
       queue.push(m);
@@ -96,6 +97,7 @@
     document.body.dataset.seq = String(lastSeq);
     if (m.type === "room") { st = Object.assign(st || {}, m); renderAll(); return; }
     if (m.type === "odds") { st.odds = m.odds; renderSeats(); return; }
+    if (m.type === "rematch") { showRematch(m); return; }
     if (m.type === "turn") {
       await animateTurn(m);
       Object.assign(st, { positions: m.positions, current: m.current, finished: m.finished, odds: m.odds,
@@ -165,7 +167,7 @@
 
   function renderAll() {
     const key = JSON.stringify(st.board);
-    if (key !== boardKey) { board = new BoardView($("board"), st.board); boardKey = key; board.setSeats(st.seats); }
+    if (key !== boardKey) { board = new BoardView($("board"), st.board, cfg.colours); boardKey = key; board.setSeats(st.seats); }
     else if (!board.seats || board.seats.length !== st.seats.length ||
       board.seats.some((s, i) => s.colour !== st.seats[i].colour || s.name !== st.seats[i].name)) board.setSeats(st.seats);
     board.setPositions(st.positions);
@@ -187,6 +189,7 @@
       odds.method === "none" ? "(no exact odds for these rules)" :
       odds.method === "busy" ? "(the server is busy: no odds for this game)" :
       odds.method === "exact" ? "exact chance to win" : "≈ chance to win";
+    const labels = SNL.tokenLabels(st.seats);
     st.seats.forEach((s, i) => {
       const place = st.finished.indexOf(i);
       const p = odds.win.length ? odds.win[i] : null;
@@ -202,7 +205,7 @@
           h("span", { class: "odds-text", "data-odds": p }, (odds.method === "exact" ? "" : "≈") + SNL.pct(p)));
       list.append(h("li", { class: `seat-card${active ? " active" : ""}${place >= 0 ? " done" : ""}`, "data-seat": i,
         style: `--seat:${s.colour}` },
-        h("span", { class: "seat-dot", style: `background:${s.colour}` }, (s.name || "?")[0].toUpperCase()),
+        h("span", { class: "seat-dot", style: `background:${s.colour}` }, labels[i]),
         h("div", { class: "seat-main" },
           h("div", { class: "seat-top" }, h("span", { class: "seat-name" }, s.name), ...badges,
             h("span", { class: "seat-square" }, st.positions[i] === 0 ? "start" : `sq ${st.positions[i]}`)),
@@ -224,13 +227,11 @@
     if (st.status === "lobby" || st.status === "starting") $("turn-name").textContent = "Waiting in the lobby…";
     else if (st.status !== "playing") $("turn-name").textContent = st.status === "over" ? "Game over" : "Game abandoned";
     else if (seat.ai) $("turn-name").textContent = `${name} is thinking…`;
-    else if (mine.has(cur)) $("turn-name").innerHTML = `<b style="color:${seat.colour}">${escapeHtml(name)}</b>, your turn — roll!`;
+    else if (mine.has(cur)) $("turn-name").replaceChildren(h("b", { style: `color:${seat.colour}` }, name), ", your turn — roll!");
     else $("turn-name").textContent = `Waiting for ${name}…`;
     rollBtn.textContent = canRoll ? `Roll — ${name}` : "Roll";
     rollBtn.style.setProperty("--seat", seat ? seat.colour : "#888");
   }
-
-  function escapeHtml(t) { return t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`); }
 
   function addLog(text, seat, kind) {
     const li = h("li", { class: `log-${kind || "info"}` }, text);
@@ -265,10 +266,11 @@
     }
     const ls = $("lobby-seats");
     ls.innerHTML = "";
+    const labels = SNL.tokenLabels(st.seats);
     st.seats.forEach((s, i) => {
       const rm = you.host && i > 0 ? h("button", { type: "button", class: "chip", onclick: () =>
         send({ type: "remove_seat", secret: stored.host, seat: i }) }, "remove") : null;
-      ls.append(h("li", { "data-seat": i }, h("span", { class: "seat-dot", style: `background:${s.colour}` }, s.name[0].toUpperCase()),
+      ls.append(h("li", { "data-seat": i }, h("span", { class: "seat-dot", style: `background:${s.colour}` }, labels[i]),
         h("span", { class: "seat-name" }, s.name), i === 0 ? h("span", { class: "badge" }, "host") : null,
         s.ai ? h("span", { class: "badge" }, "AI") : null, i === you.seat ? h("span", { class: "badge you" }, "you") : null,
         !s.ai && !s.connected ? h("span", { class: "badge off" }, "offline") : null, rm));
@@ -282,6 +284,8 @@
     }
     $("host-panel").hidden = !you.host;
     $("lobby-wait").hidden = you.host;
+    $("lobby-rules").hidden = you.host;
+    if (!you.host) renderTableRules();
     if (you.host) {
       if (!lobbyRules) {
         lobbyRules = SNL.rulesForm(cfg.rules_fields, cfg.presets, st.rules);
@@ -293,6 +297,12 @@
       $("lcountdown").value = st.countdown;
       for (const r of document.querySelectorAll("input[name=lmode]")) r.checked = r.value === st.mode;
     }
+  }
+  function renderTableRules() {  // what the host picked, for everyone else
+    const rows = [["Mode", st.mode === "classic" ? "Classic: first to the finish wins" : "Last One Standing: every place"],
+      ["Board", `${st.board.name.replace(/_/g, " ")} (${st.board.size} squares)`], ["Countdown", `${st.countdown} s to roll`],
+      ...SNL.rulesSummary(cfg.rules_fields, st.rules)];
+    $("lobby-rules-list").replaceChildren(...rows.map(([k, v]) => h("div", { class: "rule-row" }, h("dt", {}, k), h("dd", {}, v))));
   }
   $("join-btn").addEventListener("click", () => send({ type: "join", name: $("join-name").value.trim(), colour: lobbyColour }));
   $("copy-link").addEventListener("click", () => { $("share-link").select(); navigator.clipboard && navigator.clipboard.writeText($("share-link").value); });
@@ -316,20 +326,51 @@
     const n = st.board.size, order = st.finished.slice();
     const rest = st.seats.map((_, i) => i).filter((i) => !order.includes(i))
       .sort((a, b) => st.positions[b] - st.positions[a] || a - b);
-    const winner = order.length ? st.seats[order[0]] : null;
+    const winner = order.length ? st.seats[order[0]] : null, labels = SNL.tokenLabels(st.seats);
     $("result-title").textContent = st.status === "abandoned" ? "Game abandoned" : winner ? `${winner.name} wins!` : "Game over";
     const list = $("result-order");
     list.innerHTML = "";
     order.forEach((i, k) => list.append(h("li", { class: "finished", "data-seat": i },
-      h("span", { class: "place" }, SNL.ordinal(k + 1)), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, st.seats[i].name[0].toUpperCase()),
+      h("span", { class: "place" }, SNL.ordinal(k + 1)), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, labels[i]),
       h("span", { class: "seat-name" }, st.seats[i].name), h("span", { class: "muted" }, "finished"))));
     rest.forEach((i) => list.append(h("li", { class: "unfinished", "data-seat": i },
-      h("span", { class: "place" }, "—"), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, st.seats[i].name[0].toUpperCase()),
+      h("span", { class: "place" }, "—"), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, labels[i]),
       h("span", { class: "seat-name" }, st.seats[i].name), h("span", { class: "muted" }, `on square ${st.positions[i]} of ${n}`))));
     $("result-note").textContent = `${st.turn} turns played.` + (st.game_id ? ` Stored as game #${st.game_id}.` : "");
+    $("see-analysis").hidden = !st.game_id;
+    $("see-analysis").href = `/games/${st.game_id}`;
+    $("rematch").hidden = st.status !== "over" || !rematchSecret();
     $("result").hidden = false;
     document.body.dataset.result = "shown";
   }
+
+  // --- rematch: a new room with the same seats, rules and board (online: every seat asks) ----------
+  function rematchSecret() {
+    if (st.kind === "local") return mySeats().size ? stored.host || "" : "";
+    return you.seat >= 0 ? stored.host || stored.mine || "" : "";
+  }
+  function showRematch(m) {
+    const note = $("rematch-note");
+    if (m.waiting.length) {
+      note.textContent = `Rematch: ${m.accepted.map((i) => st.seats[i].name).join(", ")} ready; waiting for ` +
+        m.waiting.map((i) => st.seats[i].name).join(", ") + ".";
+    } else note.textContent = "The rematch has started.";
+    note.hidden = false;
+    document.body.dataset.rematch = m.waiting.length ? "waiting" : "started";
+    if (m.room && !rematchSecret()) { $("watch-rematch").hidden = false; $("watch-rematch").href = `/room/${m.room}${location.search}`; }
+  }
+  $("rematch").addEventListener("click", async () => {
+    $("rematch").disabled = true;
+    const r = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rematch`, { method: "POST",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret: rematchSecret() }) });
+    const data = await r.json();
+    if (!r.ok) { SNL.toast(data.message || "no rematch", "bad"); $("rematch").disabled = false; return; }
+    if (st.kind === "local") {
+      SNL.secrets.save(data.room, { host: data.host, seats: data.seats });
+      location.href = `${data.url}${location.search}`;
+    } else if (data.url) location.href = data.url.replace("#", `${location.search}#`);
+    else $("rematch").textContent = "Waiting for the others…";
+  });
   $("see-board").addEventListener("click", () => { $("result").hidden = true; });
 
   rollBtn.addEventListener("click", () => {

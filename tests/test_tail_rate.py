@@ -1,0 +1,116 @@
+"""The length's decay rate, its constant and the quasi-stationary distribution.
+
+Independent values: numpy's dense eigen-solve of the turn chain's transient
+block (small boards), and the stepped distribution itself (the ratio of
+successive survival probabilities, and the conditioned position distribution).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snlmarkov as snl
+from snlmarkov.analysis import distribution
+from snlmarkov.analysis.distribution import LengthDistribution, geometric_tail
+
+RULES = [
+    snl.Rules(),
+    snl.Rules.preset("family").replace(bump=False),
+    snl.Rules.preset("plain"),
+    snl.Rules(on_cap="restart"),
+    snl.Rules(finish="bounce", jump_after_bounce=False),
+    snl.Rules(max_sixes=None, on_cap="forfeit", start_on_six=True),
+    snl.Rules(die="2d6", finish="none"),
+    snl.Rules.preset("plain").replace(die=snl.Die.weighted({1: 1, 2: 1, 6: 4})),
+]
+IDS = ["app", "family", "plain", "restart", "nojump", "nocap-forfeit", "2d6", "loaded"]
+
+
+def _stepped_sf(d):
+    """P(K > k) from the stepped pmf alone, summed from the far end (no cancellation)."""
+    return d.tail_mass + np.concatenate([np.cumsum(d.probabilities[::-1])[::-1][1:], [0.0]])
+
+
+def _dense_rate(board, rules):
+    m = snl.turn_model(board, rules).matrix.toarray()
+    q = np.delete(np.delete(m, board.size, 0), board.size, 1)
+    vals = np.linalg.eigvals(q)
+    return float(vals[np.argmax(vals.real)].real)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=IDS)
+def test_the_rate_is_the_dense_perron_root(rules):
+    board = snl.Board.builtin()
+    a = snl.analyze(board, rules)
+    assert a.tail_rate == pytest.approx(_dense_rate(board, rules), abs=1e-12)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=IDS)
+def test_rate_and_constant_match_the_stepped_distribution(rules):
+    d = snl.analyze(snl.Board.builtin(), rules).length
+    k = np.arange(d.horizon // 2, d.horizon - 5)
+    sf = _stepped_sf(d)[k]
+    np.testing.assert_allclose(sf[1:] / sf[:-1], d.tail_rate, rtol=1e-8)
+    np.testing.assert_allclose(d.tail_constant * d.tail_rate ** k.astype(float), sf, rtol=1e-7)
+
+
+@pytest.mark.parametrize("rules", RULES[:4], ids=IDS[:4])
+def test_the_quasi_stationary_distribution_is_the_conditioned_long_run_position(rules):
+    a = snl.analyze(snl.Board.builtin(), rules)
+    t = min(a.length.horizon, 600)
+    pos = a.position_distributions(t)[-1]
+    alive = pos[: a.board.size]
+    np.testing.assert_allclose(alive / alive.sum(), a.quasi_stationary[: a.board.size], atol=1e-9)
+    assert a.quasi_stationary.sum() == pytest.approx(1.0, abs=1e-12) and a.quasi_stationary[-1] == 0
+
+
+def test_far_tail_queries_need_no_stepping():
+    d = snl.analyze().length
+    assert d.sf(10**6) == 0.0 and d.cdf(10**6) == 1.0  # underflows as the true value does
+    k = d.horizon + 1000
+    assert d.sf(k) == pytest.approx(d.tail_constant * d.tail_rate**k, rel=1e-12)
+    assert d.pmf(k) == pytest.approx(d.sf(k - 1) - d.sf(k), rel=1e-9)
+    assert d.sf(d.horizon + 1) < d.sf(d.horizon)
+
+
+def test_the_sparse_path_of_a_large_board_agrees_with_stepping(monkeypatch):
+    monkeypatch.setattr(distribution, "DENSE_EIG_STATES", 10)  # force ARPACK on the jungle board
+    board = snl.Board.builtin()
+    d = snl.analyze(board).length
+    assert d.tail_rate == pytest.approx(_dense_rate(board, snl.Rules()), abs=1e-12)
+    k = np.arange(d.horizon // 2, d.horizon - 5)
+    sf = _stepped_sf(d)[k]
+    np.testing.assert_allclose(d.tail_constant * d.tail_rate ** k.astype(float), sf, rtol=1e-7)
+
+
+def test_a_hand_derived_chain():
+    # from state 0: stay with 1/2, move to 1 with 1/4; state 1 stays with 1/4
+    q = sp.csr_matrix(np.array([[0.5, 0.25], [0.0, 0.25]]))
+    g = geometric_tail(q, np.array([1.0, 0.0]))
+    # P(K > k) = 0.5^k + 0.25 * sum_j 0.5^j 0.25^(k-1-j) = 2 * 0.5^k - 0.25^k
+    assert g.rate == 0.5 and g.constant == pytest.approx(2.0, abs=1e-14)
+    np.testing.assert_allclose(g.quasi_stationary, [0.5, 0.5], atol=1e-14)
+    # only the states the start reaches count: from state 1 the rate is 1/4
+    assert geometric_tail(q, np.array([0.0, 1.0])).rate == pytest.approx(0.25, abs=1e-15)
+
+
+def test_a_doubled_perron_root_gives_the_rate_only():
+    q = sp.csr_matrix(np.array([[0.5, 0.25], [0.0, 0.5]]))  # Jordan block: P(K > k) ~ k 0.5^k
+    g = geometric_tail(q, np.array([1.0, 0.0]))
+    assert g.rate == pytest.approx(0.5, abs=1e-12) and not g.simple and np.isnan(g.constant)
+    # on a board: squares 1 (a 1 lands on the snake 2->1) and 3 (a 2 overshoots) each keep the
+    # token with chance 1/2, one after the other
+    board = snl.Board(4, {2: 1})
+    a = snl.analyze(board, snl.Rules.preset("plain").replace(faces=2))
+    assert not a.length.has_tail and a.length.sf(a.length.horizon + 50) == a.length.tail_mass
+    with pytest.raises(snl.ModelError, match="shared by two classes"):
+        _ = a.quasi_stationary
+
+
+def test_a_distribution_given_without_its_chain_keeps_its_tail_mass():
+    d = LengthDistribution(np.array([0.0, 0.5, 0.25]), tail_mass=0.25)
+    assert not d.has_tail and d.sf(10) == 0.25 and d.pmf(10) == 0.0
+    with pytest.raises(snl.SnlError, match="tail_rate"):
+        LengthDistribution(np.array([1.0]), tail_rate=1.5, tail_constant=1.0)
