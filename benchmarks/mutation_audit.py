@@ -72,7 +72,13 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "exact_slot_probs(rules.die, False)",
         KERNEL,
     ),
-    ("kernel", "search/batch.py", "        go_on = s.cont[:, -1]", "        go_on = s.cont[:, -1] & (level < 1)", KERNEL),
+    (
+        "kernel",
+        "search/batch.py",
+        "        go_on = s.cont[:, -1]",
+        "        go_on = s.cont[:, -1] & (level < 1)",
+        KERNEL,
+    ),
     ("kernel", "reach.py", "    stays |= values == 0", "    stays |= values < 0", KERNEL),
     (
         "model",
