@@ -78,8 +78,9 @@ class Rules:
     ------
     RuleError
         For a value outside the choices above, or a die these rules cannot
-        roll (a single-valued die under ``redeal`` with a cap that can be
-        reached: no die would be left to redeal from).
+        roll: a single-valued die (every roll a six) with ``bonus_on_six``,
+        or entering with it under ``redeal`` and ``max_sixes=1`` (nothing
+        left to redeal from).
 
     Examples
     --------
@@ -127,17 +128,16 @@ class Rules:
                 raise RuleError(f"give the die once: faces={faces!r} and die={die!r} disagree")
             die = Die(int(faces))
         object.__setattr__(self, "die", die)
-        if len(die.values) == 1 and self.bonus_on_six and self.max_sixes is None:
+        if len(die.values) == 1 and self.bonus_on_six:
             raise RuleError(
-                f"die={die!r} has a single value, so with bonus_on_six and no cap (max_sixes=None) "
-                "every roll earns another and a turn never ends: set max_sixes or bonus_on_six=False"
+                f"die={die!r} has a single value, so every roll is a six: with bonus_on_six every turn "
+                "would be sixes to the cap (or never end without one); use bonus_on_six=False"
             )
-        if len(die.values) == 1 and self.max_sixes is not None and self.on_cap == "redeal":
-            if self.bonus_on_six or self.start_on_six:
-                raise RuleError(
-                    f"die={die!r} has a single value, so a capped roll under on_cap='redeal' has nothing "
-                    "to be redealt from: use max_sixes=None, another on_cap, or a die with two values"
-                )
+        if len(die.values) == 1 and self.start_on_six and self.max_sixes == 1 and self.on_cap == "redeal":
+            raise RuleError(
+                f"die={die!r} has a single value, so the capped roll after entering has nothing to be "
+                "redealt from under on_cap='redeal': use max_sixes=None, another on_cap, or a die with two values"
+            )
         if not _is_int(self.bump_to) or not 1 <= self.bump_to <= limit("board_size"):
             raise RuleError(f"bump_to must be an integer >= 1 (a square on the board); got {show_value(self.bump_to)}")
         for name in ("max_sixes", "bump_to"):

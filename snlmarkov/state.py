@@ -5,7 +5,7 @@ square of every seat's token, the seats already finished (in finishing
 order) and the seat to move next. It is plain configuration (it imports
 nothing but the board, the rules and the errors), so the playable engine,
 the simulator and the exact race models all speak it:
-``Game(..., state=s)`` and ``simulate(..., start=s)`` start there,
+``Game(..., state=s)`` and ``simulate(..., state=s)`` start there,
 ``race(..., state=s)`` and :class:`~snlmarkov.races.odds.Odds` give the odds
 from there.
 

@@ -199,9 +199,13 @@ def test_the_fast_path_is_what_the_kernel_batches(monkeypatch):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"die": snl.Die.faces(3, 3, 3), "max_sixes": None}, "never ends"),
-        ({"die": snl.Die.faces(3, 3, 3)}, "nothing to be redealt"),
-        ({"die": snl.Die.faces(3, 3, 3), "bonus_on_six": False, "start_on_six": True}, "nothing to be redealt"),
+        ({"die": snl.Die.faces(3, 3, 3), "max_sixes": None}, "every roll is a six"),
+        ({"die": snl.Die.faces(3, 3, 3), "on_cap": "forfeit"}, "every roll is a six"),
+        ({"die": snl.Die.faces(3, 3, 3)}, "every roll is a six"),
+        (
+            {"die": snl.Die.faces(3, 3, 3), "bonus_on_six": False, "start_on_six": True, "max_sixes": 1},
+            "nothing to be redealt",
+        ),
         ({"die": snl.Die(4), "faces": 6}, "give the die once"),
         ({"die": "spinner:1"}, "spinner"),
         ({"die": 3.5}, "die must be"),
@@ -216,8 +220,8 @@ def test_a_single_valued_die_is_valid_where_it_can_be_rolled():
     die = snl.Die.faces(3, 3, 3, 3, 3, 3)  # Efron's B
     for rules in (
         snl.Rules.preset("plain").replace(die=die),
-        snl.Rules(die=die, on_cap="forfeit"),
-        snl.Rules(die=die, on_cap="restart", finish="none"),
+        snl.Rules(die=die, bonus_on_six=False, start_on_six=True),  # enters, then moves 3 a turn
+        snl.Rules(die=die, bonus_on_six=False, on_cap="restart", finish="none"),
     ):
         assert rules.die == die
     # plain rules on a board whose squares 3, 6, 9 lead to the finish 9: three turns

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import snlmarkov as snl
 from snlmarkov import Board, DiceError, Game, GameError, RuleError, Rules, Seat
 from snlmarkov.game.events import (
     Bounce,
@@ -504,13 +505,18 @@ def test_seats_from_names_and_seats():
         ({"players": [""]}, "non-empty"),
         ({"mode": "battle"}, "mode must be one of"),
         ({"rng": 1, "dice": [1]}, "not both"),
-        ({"board": "jungle"}, "board must be a Board"),
-        ({"rules": "app"}, "rules must be a Rules"),
     ],
 )
 def test_invalid_games_are_refused(kwargs, message):
     with pytest.raises(GameError, match=message):
         Game(**kwargs)
+
+
+def test_a_wrong_board_or_rules_raises_the_error_of_its_kind():
+    with pytest.raises(snl.BoardError, match="board must be a Board"):
+        Game(board="jungle")
+    with pytest.raises(snl.RuleError, match="rules must be a Rules"):
+        Game(rules="app")
 
 
 def test_rules_that_do_not_fit_the_board_are_refused():

@@ -89,7 +89,7 @@ def test_a_game_started_from_a_state_records_and_replays_it():
 
 
 def test_a_game_cannot_start_from_a_bad_or_finished_state():
-    with pytest.raises(GameError, match="2 seats' squares for 3 seats"):
+    with pytest.raises(GameError, match="players has 3 seats, but the state has 2 tokens"):
         Game(JUNGLE, Rules(), players=3, state=GameState((0, 0)))
     with pytest.raises(GameError, match="over"):
         Game(JUNGLE, Rules(), players=2, state=GameState((100, 0)))
@@ -124,7 +124,7 @@ def test_simulate_from_a_state():
     assert (sim.place[:, 0] == 1).all() and sim.finished.all() and (sim.winner == 0).all()
     with pytest.raises(GameError, match="over"):
         snl.simulate(board, rules, 10, players=2, start=GameState((10, 3)))
-    with pytest.raises(GameError, match="for players=3"):
+    with pytest.raises(GameError, match="players=3, but the state has 2 tokens"):
         snl.simulate(board, rules, 10, players=3, start=GameState((1, 3)))
     # one player started from a square counts its turns from there
     solo = snl.simulate(board, rules, 1000, start=GameState((9,)), rng=1)

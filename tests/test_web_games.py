@@ -231,6 +231,17 @@ def test_analysis_is_kept_per_game(site, monkeypatch):
     assert calls == []
 
 
+def test_kept_analyses_are_bounded_in_turns(site, monkeypatch):
+    calls = []
+    real = games_module.analyse
+    monkeypatch.setattr(games_module, "analyse", lambda record, **kw: calls.append(1) or real(record, **kw))
+    monkeypatch.setattr(games_module, "TURNS_KEPT", 1)  # one analysis at a time
+    a, b = (Game(TINY, Rules.preset("plain"), players=2, rng=seed).play().to_json().encode() for seed in (70, 71))
+    for text in (a, b, a, a):
+        assert site.post("/api/games/analysis", content=text).status_code == 200
+    assert len(calls) == 3  # a was let go when b came in, then kept
+
+
 def test_record_download(site):
     r = site.get("/api/games/2/record")
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")

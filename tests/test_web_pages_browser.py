@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
-from _webserver import Client, ServerThread, create_room  # noqa: E402
+from _webserver import Client, ServerThread, create_room, http  # noqa: E402
 from test_web_browser import ARTIFACTS, CHROMIUM, DRIVER, _need_browser, all_css, body, by_id, page_texts, wait  # noqa: E402
 
 from snlmarkov import Board, Game, Odds, Rules  # noqa: E402
@@ -177,7 +177,7 @@ def test_archive(site, open_browser, width):
 # ------------------------------------------------------------------ a game's page
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("game_id", [1, 2])
-def test_game_page(site, open_browser, width, game_id):
+def test_game_page(site, open_browser, width, game_id, tmp_path):
     record = site.records[game_id]
     states = record.states()
     n = len(record.turns())
@@ -238,6 +238,27 @@ def test_game_page(site, open_browser, width, game_id):
     assert "GameRecord.from_json" in code and f"snl-game-{game_id}.json" in code and "Odds(" in code
     assert overlaps(d, ".notebook-card button, .notebook-card pre") == []
     by_id(d, "notebook-close").click()
+    # the snippet runs, on the downloaded record, and tells the same swings
+    import contextlib
+    import io
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    here = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(tmp_path)
+        (tmp_path / f"snl-game-{game_id}.json").write_text(record.to_json())
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "snippet", "exec"), {})  # noqa: S102 - the page's own text, run as a reader would
+    finally:
+        os.chdir(here)
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+    assert [line for line in out.getvalue().splitlines() if " on turn " in line] == stories
 
 
 def test_game_page_of_a_missing_game(site, open_browser):
@@ -330,8 +351,9 @@ def test_analysis_link_and_rematch(site, open_browser, width):
 
 
 # ------------------------------------------------------------------ the rough edges
-def test_house_rules_form_at_1280(site, open_browser):
-    d = open_browser(1280)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_house_rules_form(site, open_browser, width):
+    d = open_browser(width)
     d.get(site.base + "/?mode=pass")
     wait(lambda: all_css(d, ".rules-grid .rule"), 30, "the rules form")
     parts = (
@@ -339,7 +361,28 @@ def test_house_rules_form_at_1280(site, open_browser):
     )
     assert overlaps(d, parts) == []
     assert overlaps(d, ".rules-grid .rule") == []
-    full_shot(d, "pages-home-rules-1280.png")
+    assert (
+        overlaps(d, "#setup button, #setup input:not([type=radio]):not([type=checkbox]), #setup select, #setup .pill")
+        == []
+    )
+    full_shot(d, f"pages-home-rules-{width}.png")
+    # every seat's token its own label, whatever the names
+    for names, labels in (
+        (["Robot 1", "Robot 2", "Player 1"], ["R1", "R2", "P1"]),
+        (["Ann", "Amy", "Bob"], ["An", "Am", "B"]),
+        (["Ann", "Ann", "A2"], None),  # records may repeat a name
+        (["Mary Jane", "Mark Jones", "M"], None),
+    ):
+        got = d.execute_script("return SNL.tokenLabels(arguments[0].map((name) => ({name})))", names)
+        assert len(set(got)) == len(got) and all(0 < len(t) <= 2 for t in got), (names, got)
+        assert labels is None or got == labels, (names, got)
+    room = create_room(site.base, kind="online", seats=[{"name": "Hosty", "colour": "#e53935", "ai": False}])
+    d.get(site.base + f"/room/{room['room']}#h={room['host']}")  # the host's lobby: the same form, narrower
+    wait(lambda: by_id(d, "host-panel").is_displayed(), 30, "the host's panel")
+    d.execute_script("document.querySelector('#lobby details.house-rules').open = true")
+    wait(lambda: all_css(d, "#lrules .rules-grid .rule")[0].is_displayed(), 10, "the house rules")
+    assert overlaps(d, parts) == [] and overlaps(d, ".rules-grid .rule") == []
+    assert overlaps(d, "#lobby button, #lobby input, #lobby select, #lobby .pill") == []
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -372,3 +415,50 @@ def test_guests_see_the_rules_and_the_phone_layout(site, open_browser, width):
     assert overlaps(d) == []
     full_shot(d, f"pages-room-{width}.png")
     host.close()
+
+
+def test_online_rematch_needs_every_seat(site, open_browser):
+    """The host rematches in the browser; the page waits for the guest, then moves to the new room."""
+    d = open_browser(1280)
+    d.get(site.base + "/?speed=fast")
+    by_id(d, "mode-online").click()
+    by_id(d, "start").click()  # "Create Room"
+    link = wait(lambda: by_id(d, "share-link").get_attribute("value"), 30, "the invite link")
+    room_id = link.rsplit("/", 1)[1]
+    guest = Client(site.base, room_id)
+    guest.hello()
+    guest.send(type="join", name="Guest", colour="#1e88e5")
+    secret = guest.until(lambda m: m["type"] == "joined")["secret"]
+    wait(lambda: len(page_texts(d, "#lobby-seats li")) == 2, 30, "the guest in the lobby")
+    all_css(d, "#lboard option[value=tiny]")[0].click()
+    by_id(d, "start").click()
+    wait(lambda: body(d, "status") == "playing", 30, "the game to start")
+
+    sent: list[int] = []
+
+    def step():  # the host clicks Roll; the guest rolls from Python
+        if body(d, "result") == "shown":
+            return True
+        if body(d, "canRoll") == "1":
+            by_id(d, "roll").click()
+        room = site.rooms.rooms[room_id]
+        if room.status == "playing" and room.game.current_seat == 1 and sent[-1:] != [room.game.total_turns]:
+            sent.append(room.game.total_turns)  # one roll a turn
+            guest.send(type="roll", seat=1, secret=secret)
+        return False
+
+    wait(step, 120, "the result screen")
+    by_id(d, "rematch").click()
+    wait(lambda: "Guest" in by_id(d, "rematch-note").text, 30, "waiting for the guest")
+    assert "waiting for Guest" in by_id(d, "rematch-note").text and old_room_is(d, room_id)
+    full_shot(d, "pages-rematch-waiting-1280.png")
+    status, answer = http(site.base, f"/api/rooms/{room_id}/rematch", {"secret": secret})
+    assert status == 200 and answer["waiting"] == []
+    wait(lambda: answer["room"] in d.current_url, 30, "the host's page in the new room")
+    wait(lambda: body(d, "status") == "playing", 30, "the rematch to start")
+    assert page_texts(d, ".seat-card .seat-name") == ["Host", "Guest"]
+    guest.close()
+
+
+def old_room_is(d, room_id):
+    return d.current_url.split("/room/")[1].split("?")[0].split("#")[0] == room_id

@@ -97,9 +97,7 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int | None = None) 
     reach = breadth_first_order(m, 0, directed=True, return_predecessors=False)
     states = np.setdiff1d(reach, [absorbing])  # reachable transient states (all can finish)
     # order the states by square, then sixes, then origin: I - Q is then banded on random boards
-    squares = np.array([lab.square for lab in tr.labels], dtype=np.int64)
-    sixes = np.array([lab.sixes for lab in tr.labels], dtype=np.int64)
-    origin = np.array([lab.origin for lab in tr.labels], dtype=np.int64)
+    squares, sixes, origin = tr.squares, tr.sixes, tr.origins
     states = states[np.lexsort((origin[states], sixes[states], squares[states]))]
     pos = np.full(tr.size, -1, dtype=np.int64)
     pos[states] = np.arange(states.size)

@@ -229,7 +229,7 @@ class Analysis:
                 "the long-run position is not one distribution"
             )
         out = np.zeros(self.board.size + 1)
-        out[np.asarray(self.model.labels)[self._system.states]] = self._tail.quasi_stationary
+        out[self.model.squares[self._system.states]] = self._tail.quasi_stationary
         out.setflags(write=False)
         return out
 

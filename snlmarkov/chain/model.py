@@ -88,9 +88,14 @@ class TransitionModel:
         What the chain models.
     matrix : scipy.sparse.csr_matrix
         Row-stochastic transition matrix (rows sum to 1 within 1e-12).
+    squares, sixes, origins : numpy.ndarray of int
+        The state of each row as arrays: its square, the sixes of the turn so
+        far and the square the turn began on (-1 where not tracked); in a
+        turn model ``squares`` is ``0..N`` and the other two are constant.
     labels : tuple
-        The state of each row: a square (int) for turn models, a
-        :class:`RollState` for roll models.
+        The same as objects, built on first access: a square (int) for turn
+        models, a :class:`RollState` for roll models. No computation of the
+        package reads them.
     absorbing : int
         Index of the absorbing state (the token on the finish).
     start : int
@@ -120,22 +125,40 @@ class TransitionModel:
     board: Board
     rules: Rules
     matrix: sp.csr_matrix = field(repr=False)
-    labels: tuple = field(repr=False)
+    squares: np.ndarray = field(repr=False)
     absorbing: int
     start: int
     turn_start: np.ndarray = field(repr=False)
     rolls: np.ndarray = field(repr=False)
     _landings: Any = field(repr=False)  # the matrix, or a function of no argument that builds it (turn models)
+    sixes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    origins: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
 
     def __post_init__(self) -> None:
         n = self.matrix.shape[0]
-        if self.matrix.shape != (n, n) or len(self.labels) != n:
-            raise ModelError("matrix must be square with one label per state")
+        if self.matrix.shape != (n, n) or len(self.squares) != n:
+            raise ModelError("matrix must be square with one state per row")
+        for name, fill in (("sixes", 0), ("origins", -1)):
+            if len(getattr(self, name)) == 0:  # a turn model: constant, without memory (a zero stride)
+                object.__setattr__(self, name, np.broadcast_to(np.int64(fill), (n,)))
         sums = np.asarray(self.matrix.sum(axis=1)).ravel()
         worst = np.max(np.abs(sums - 1.0)) if n else 0.0
         if worst > _ROW_SUM_TOL:
             bad = int(np.argmax(np.abs(sums - 1.0)))
-            raise ModelError(f"row {self.labels[bad]} of the {self.kind} matrix sums to {sums[bad]!r}, not 1")
+            raise ModelError(f"row {self.label(bad)} of the {self.kind} matrix sums to {sums[bad]!r}, not 1")
+
+    def label(self, i: int) -> Any:
+        """The state of row ``i`` as an object: its square (turn models) or a :class:`RollState`."""
+        if self.kind == "turn":
+            return int(self.squares[i])
+        return RollState(int(self.squares[i]), int(self.sixes[i]), int(self.origins[i]))
+
+    @cached_property
+    def labels(self) -> tuple:
+        """Every state as an object (built on first access; see the class docstring)."""
+        if self.kind == "turn":
+            return tuple(range(self.n_states))
+        return tuple(map(RollState, self.squares.tolist(), self.sixes.tolist(), self.origins.tolist()))
 
     @property
     def landings(self) -> sp.spmatrix:
@@ -253,21 +276,18 @@ def _check_winnable(board: Board, model: TransitionModel) -> None:
     if finishable.all():
         return
     reach = breadth_first_order(model.matrix, model.start, directed=True, return_predecessors=False)
-    _refuse_stuck(board, reach[~finishable[reach]], model.labels)
+    _refuse_stuck(board, reach[~finishable[reach]], model.squares)
 
 
-def _refuse_stuck(board: Board, stuck: np.ndarray, labels) -> None:
+def _refuse_stuck(board: Board, stuck: np.ndarray, squares: Any) -> None:
     """Raise :class:`UnwinnableBoardError` naming the lowest of ``stuck`` (reachable states that cannot finish)."""
     if not stuck.size:
         return
     stuck = np.sort(stuck)
-
-    def square_of(lab) -> int:
-        return int(lab if isinstance(lab, (int, np.integer)) else lab.square)
-
-    square = square_of(labels[int(stuck[0])])
-    squares = sorted({square_of(labels[int(i)]) for i in stuck})
-    shown = ", ".join(map(str, squares[:10])) + (" ..." if len(squares) > 10 else "")
+    at = np.asarray(squares)[stuck]  # the square of each stuck state
+    square = int(at[0])
+    listed = np.unique(at)
+    shown = ", ".join(map(str, listed[:10].tolist())) + (" ..." if listed.size > 10 else "")
     raise UnwinnableBoardError(
         f"the finish {board.size} cannot be reached from square {square}, which the token can reach "
         f"from 0 (stuck squares: {shown})",
@@ -301,7 +321,7 @@ def _turn_system_states(board: Board, a: sp.csr_matrix) -> np.ndarray:
     if finishable.all():
         return np.arange(n + 1)
     reach = breadth_first_order(a, 0, directed=True, return_predecessors=False)
-    _refuse_stuck(board, reach[~finishable[reach]], range(n + 1))
+    _refuse_stuck(board, reach[~finishable[reach]], np.arange(n + 1))
     return np.sort(reach)
 
 
@@ -554,7 +574,7 @@ def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
         board=board,
         rules=rules,
         matrix=matrix,
-        labels=tuple(range(n + 1)),
+        squares=np.arange(n + 1),
         absorbing=n,
         start=0,
         turn_start=np.ones(n + 1, dtype=bool),
@@ -583,9 +603,16 @@ class RollTransitions:
     tgt: np.ndarray
     prob: np.ndarray
     landing: np.ndarray
-    labels: tuple
+    squares: np.ndarray
+    sixes: np.ndarray
+    origins: np.ndarray
     landed_at: np.ndarray
     landed_on: np.ndarray
+
+    @property
+    def labels(self) -> tuple:
+        """Every state as a :class:`RollState` (built on request; nothing in the package reads them)."""
+        return tuple(map(RollState, self.squares.tolist(), self.sixes.tolist(), self.origins.tolist()))
 
 
 def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) -> TransitionModel:
@@ -624,7 +651,9 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
         board=board,
         rules=rules,
         matrix=matrix,
-        labels=tr.labels,
+        squares=tr.squares,
+        sixes=tr.sixes,
+        origins=tr.origins,
         absorbing=n,
         start=0,
         turn_start=turn_start,
@@ -683,8 +712,11 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
     tgt = np.where(out.cont, tgt_mid, out.square)
     if np.any(tgt < 0):  # guards the forfeit lookup; never expected
         raise ModelError("roll model: a turn reached an in-turn state that was not enumerated")
-    labels = tuple(RollState(int(p), 0, int(p) if forfeit else -1) for p in range(n + 1)) + tuple(
-        RollState(int(a), int(b), int(c)) for a, b, c in zip(mid_sq, mid_s, mid_o)
-    )
+    start_sq = np.arange(n + 1, dtype=np.int64)
+    squares = np.concatenate([start_sq, mid_sq])
+    sixes = np.concatenate([np.zeros(n + 1, dtype=np.int64), mid_s])
+    origins = np.concatenate([start_sq if forfeit else np.full(n + 1, -1, dtype=np.int64), mid_o])
     landed_at, landed_on = all_landings(board, out.landing, out.square)
-    return RollTransitions(n + 1 + mid_sq.size, src, tgt, out.prob, out.landing, labels, landed_at, landed_on)
+    return RollTransitions(
+        n + 1 + mid_sq.size, src, tgt, out.prob, out.landing, squares, sixes, origins, landed_at, landed_on
+    )

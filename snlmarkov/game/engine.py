@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
 from ..dice import Die
 from ..errors import DiceError, GameError, LimitError
@@ -150,27 +151,22 @@ class Game:
         self,
         board: Board | None = None,
         rules: Rules | None = None,
-        players: int | Sequence[str | Seat] = 2,
+        players: int | Sequence[str | Seat] | None = None,
         mode: str = "classic",
         *,
         rng: Any = None,
         dice: Iterable[int] | None = None,
         state: GameState | None = None,
     ) -> None:
-        board = Board.builtin() if board is None else board
-        rules = Rules() if rules is None else rules
-        if not isinstance(board, Board):
-            raise GameError(f"board must be a Board; got {type(board).__name__}")
-        if not isinstance(rules, Rules):
-            raise GameError(f"rules must be a Rules; got {type(rules).__name__}")
+        board, rules, mode = board_arg(board), rules_arg(rules), mode_arg(mode)
+        if players is None:  # the state's seats, else two
+            players = state.players if isinstance(state, GameState) else 2
         rules.check_board(board)
         if board.size > MAX_RECORD_BOARD_SIZE:
             raise LimitError(
                 f"a game is played on boards of at most {MAX_RECORD_BOARD_SIZE:,} squares (its record must fit "
                 f"snlmarkov.limits.MAX_RECORD_BOARD_SIZE); this board has {board.size:,}"
             )
-        if mode not in MODES:
-            raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
         if dice is not None and rng is not None:
             raise GameError("give either rng (a random die) or dice (scripted rolls), not both")
         self._board = board
@@ -194,7 +190,7 @@ class Game:
         if not isinstance(state, GameState):
             raise GameError(f"state must be a GameState; got {type(state).__name__}")
         if state.players != n:
-            raise GameError(f"state has {state.players} seats' squares for {n} seats")
+            raise GameError(f"players has {n} seats, but the state has {state.players} tokens")
         state.validate(board, rules, mode)
         if state.is_over(board, mode):
             raise GameError("the state is over: a game cannot start from it")

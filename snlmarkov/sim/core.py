@@ -24,6 +24,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
 from ..errors import BoardError, GameError, RuleError
 from ..limits import check_memory, check_rng, clean_text, show_value
@@ -269,9 +270,9 @@ def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: s
     if start is None:
         return None
     if not isinstance(start, GameState):
-        raise GameError(f"start must be a GameState; got {type(start).__name__}")
+        raise GameError(f"state must be a GameState; got {type(start).__name__}")
     if start.players != players:
-        raise GameError(f"start has {start.players} seats' squares for players={players}")
+        raise GameError(f"players={players}, but the state has {start.players} tokens")
     start.validate(board, rules, mode)
     if start.is_over(board, mode):
         raise GameError("the start state is over: there is nothing to simulate")
@@ -290,15 +291,8 @@ def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_tu
     Under ``keep="summary"`` only one chunk of games is held at a time, and
     the memory check counts one chunk.
     """
-    board = Board.builtin() if board is None else board
-    rules = Rules() if rules is None else rules
-    if not isinstance(board, Board):
-        raise BoardError(f"board must be a Board, got {type(board).__name__}")
-    if not isinstance(rules, Rules):
-        raise RuleError(f"rules must be a Rules, got {type(rules).__name__}")
+    board, rules, mode = board_arg(board), rules_arg(rules), mode_arg(mode)
     games, players, max_turns = _count(games, "games"), _count(players, "players"), _count(max_turns, "max_turns")
-    if mode not in MODES:
-        raise GameError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
     rules.check_board(board)
     if keep not in KEEP:
         raise GameError(f"keep must be one of {', '.join(map(repr, KEEP))}; got {keep!r}")
@@ -448,12 +442,13 @@ def simulate(
     board: Board | None,
     rules: Rules | None,
     games: int,
-    players: int = 1,
+    players: int | None = None,
     mode: str = "classic",
     *,
     rng: Any = None,
     progress: bool = False,
     max_turns: int = 100_000,
+    state: GameState | None = None,
     start: GameState | None = None,
     keep: Literal["games"] = "games",
     executor: Any = None,
@@ -466,12 +461,13 @@ def simulate(
     board: Board | None,
     rules: Rules | None,
     games: int,
-    players: int = 1,
+    players: int | None = None,
     mode: str = "classic",
     *,
     rng: Any = None,
     progress: bool = False,
     max_turns: int = 100_000,
+    state: GameState | None = None,
     start: GameState | None = None,
     keep: Literal["summary"],
     executor: Any = None,
@@ -483,12 +479,13 @@ def simulate(
     board: Board | None,
     rules: Rules | None,
     games: int,
-    players: int = 1,
+    players: int | None = None,
     mode: str = "classic",
     *,
     rng: Any = None,
     progress: bool = False,
     max_turns: int = 100_000,
+    state: GameState | None = None,
     start: GameState | None = None,
     keep: str = "games",
     executor: Any = None,
@@ -517,13 +514,16 @@ def simulate(
         Stop a game once it has lasted this many turns (counted as in
         :attr:`SimulationResult.turns`); such games are marked ``truncated``
         and a :class:`RuntimeWarning` says how many there were.
-    start : GameState, optional
+    state : GameState, optional
         Start every game from this state (one square per seat, valid for
-        the board, rules and mode, not over) instead of the beginning. The
+        the board, rules and mode, not over) instead of the beginning; it
+        also gives ``players`` when that is not given. The
         figures then count from there: ``turns`` and ``rolls`` are those
         still played, ``rounds`` counts the round in progress as round 1,
         seats already finished keep their places (and ``finish_turn`` 0),
         and ``turns`` of one player counts its turns from the state.
+    start : GameState, optional
+        The former name of ``state`` (kept so older code runs; give one).
     keep : {"games", "summary"}, default "games"
         ``"games"``: a :class:`SimulationResult` with every game's figures
         (about 24 bytes a game and seat). ``"summary"``: a
@@ -589,8 +589,13 @@ def simulate(
     >>> sorted(set(r.place[0].tolist()))
     [1, 2, 3, 4]
     """
+    if start is not None and state is not None:
+        raise GameError("give the starting state once: state= (start= is its former name)")
+    state = start if state is None else state
+    if players is None:
+        players = state.players if isinstance(state, GameState) else 1
     board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns, keep)
-    begin = _checked_start(start, board, rules, players, mode)
+    begin = _checked_start(state, board, rules, players, mode)
     bar = progress_bar(games) if progress else None
     gen = check_rng(rng)
     result: SimulationResult | SimulationSummary

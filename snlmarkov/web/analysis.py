@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -252,7 +251,7 @@ def _turns_data(record: GameRecord) -> list[dict[str, Any]]:
     ]
 
 
-def analyse(record: GameRecord, *, key: bytes | None = None, progress: Callable[[], None] | None = None) -> dict:
+def analyse(record: GameRecord, *, key: bytes | None = None) -> dict:
     """Everything a game page shows about ``record``, as plain data.
 
     Parameters
@@ -261,8 +260,6 @@ def analyse(record: GameRecord, *, key: bytes | None = None, progress: Callable[
     key : bytes, optional
         The server's signing key (:func:`snlmarkov.web.store.load_key`):
         whether this server signed the record. Never part of the answer.
-    progress : callable, optional
-        Called once the lock is held (tests).
 
     Returns
     -------
@@ -285,8 +282,6 @@ def analyse(record: GameRecord, *, key: bytes | None = None, progress: Callable[
         raise SnlError(f"analyse takes a GameRecord, got {type(record).__name__}")
     check_analysable(record)
     with _lock:
-        if progress is not None:
-            progress()
         odds, swings, luck = _odds_data(record)
         verification = _verification(record, key)
     return {

@@ -12,7 +12,8 @@ Routes
 ``POST /api/rooms/{id}/rematch``      a rematch of a finished room (:func:`.rematch.rematch`)
 
 Analyses are computed in a worker thread (one at a time) and kept per game id
-(stored records never change) and per uploaded text.
+(stored records never change) and per uploaded text: at most
+:data:`ANALYSES_KEPT` of them, holding :data:`TURNS_KEPT` turns in all.
 
 Examples
 --------
@@ -44,13 +45,14 @@ from .rematch import rematch
 from .rooms import RoomManager
 from .store import load_key
 
-__all__ = ["game_routes", "MAX_UPLOAD_BYTES", "ANALYSES_KEPT"]
+__all__ = ["game_routes", "MAX_UPLOAD_BYTES", "ANALYSES_KEPT", "TURNS_KEPT"]
 
 #: largest record file the upload page takes (and never more than ``limits.MAX_RECORD_BYTES``);
 #: ``static/game.html`` says the same in ``data-max-bytes``
 MAX_UPLOAD_BYTES = 2 * 2**20
-#: analyses kept in memory
+#: analyses kept in memory, and the turns they may hold in all (a long game's analysis is large)
 ANALYSES_KEPT = 64
+TURNS_KEPT = 100_000
 _REMATCH_BODY = 1024
 
 _STATIC = Path(__file__).parent / "static"
@@ -90,7 +92,9 @@ class _GamePages:
         if found is None:
             found = await asyncio.to_thread(lambda: analyse(record, key=self._signing_key()))
             self.kept[key] = found
-            while len(self.kept) > ANALYSES_KEPT:
+            while len(self.kept) > ANALYSES_KEPT or (
+                len(self.kept) > 1 and sum(a["turns_played"] for a in self.kept.values()) > TURNS_KEPT
+            ):
                 self.kept.popitem(last=False)
         self.kept.move_to_end(key)
         return found
