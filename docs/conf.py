@@ -207,5 +207,46 @@ def write_gallery() -> None:
     _write_if_changed(HERE / "gallery.md", "\n".join(lines))
 
 
+# --------------------------------------------------------------------------- constants
+def _constant_comment(name: str, obj: object) -> list[str] | None:
+    """The ``#:`` comment of a constant, from the module that assigns it.
+
+    A subpackage re-exports constants such as ``snlmarkov.analysis.DEFAULT_TAIL``
+    from the module that defines them; autodoc looks for the comment only in the
+    module it documents, and a float or a mapping has no docstring of its own
+    (autodoc would show ``float``'s). The comment is found in the documented
+    module's submodules, where the same object is assigned.
+    """
+    from sphinx.pycode import ModuleAnalyzer
+
+    parent, _, attr = name.rpartition(".")
+    for module_name in sorted(m for m in sys.modules if m == parent or m.startswith(parent + ".")):
+        if getattr(sys.modules[module_name], attr, None) is not obj:
+            continue
+        try:
+            comment = ModuleAnalyzer.for_module(module_name).find_attr_docs().get(("", attr))
+        except Exception:  # a module without source (an extension) has no comments
+            continue
+        if comment:
+            return list(comment)
+    return None
+
+
+def _document_constants(app, what, name, obj, options, lines) -> None:
+    if what != "data" or callable(obj):
+        return
+    own = type(obj).__doc__
+    inherited = [line.strip() for line in (own if isinstance(own, str) else "").strip().splitlines()]
+    if lines and [line.strip() for line in lines if line.strip()] != [line for line in inherited if line]:
+        return  # a docstring of its own
+    comment = _constant_comment(name, obj)
+    if comment:
+        lines[:] = comment
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _document_constants, priority=100)  # before numpydoc
+
+
 write_api_pages()
 write_gallery()

@@ -1,7 +1,7 @@
 """Boards: the squares, the ladders and the snakes.
 
 A :class:`Board` is immutable and validated on construction exactly as
-``RULES.md`` says: jumps act only from squares ``1..size-1``, land on
+``docs/rules.md`` says: jumps act only from squares ``1..size-1``, land on
 ``1..size``, never on themselves, and one square holds at most one jump. By
 default a jump never ends on another jump's start (jumps do not chain); a
 board made with ``chain=True`` allows it, the token then taking every jump of
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .builtin_boards import BUILTIN_BOARDS
-from .errors import BoardError, LimitError
+from .errors import BoardError, LimitError, SnlError
 from .limits import MAX_FILE_BYTES, check_file, check_rng, clean_text, limit, parse_ascii_int, show_value
 
 __all__ = ["Board", "BUILTIN_BOARDS"]
@@ -337,35 +337,8 @@ class Board:
         """
         if path is None:
             raise BoardError("Board.from_file needs the path of a .toml or .json file; got None")
-        p = check_file(
-            path, what="board file", max_bytes=limit("file_bytes"), suffixes=(".toml", ".json"), error=BoardError
-        )
-        shown = clean_text(str(p))
-        try:
-            with open(p, "rb") as fh:
-                raw = fh.read(limit("file_bytes") + 1)
-        except OSError as exc:
-            raise BoardError(f"{shown}: cannot read board file ({exc.strerror or exc})") from None
-        if len(raw) > limit("file_bytes"):  # the file grew after it was checked
-            raise LimitError(f"{shown}: the board file is over the limit of {MAX_FILE_BYTES} bytes")
-        if raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise BoardError(f"{shown}: a board file must be UTF-8 text (byte {exc.start} is not)") from None
-        suffix = p.suffix.lower()
-        try:
-            if suffix == ".json":
-                data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-            else:
-                data = _load_toml(text)
-        except BoardError as exc:
-            raise BoardError(f"{shown}: {exc}") from None
-        except RecursionError:
-            raise BoardError(f"{shown}: not valid {suffix[1:].upper()}: nested too deeply") from None
-        except Exception as exc:  # parser errors differ between tomllib and json
-            raise BoardError(f"{shown}: not valid {suffix[1:].upper()}: {clean_text(exc)}") from None
+        shown, data = _read_data_file(path, what="board file", error=BoardError)
+        p = Path(path)
         board = cls.from_dict(data, source=shown)
         if not board.name:
             object.__setattr__(board, "name", _check_name(p.stem))
@@ -491,6 +464,44 @@ def _check_name(value: Any) -> str:
     except UnicodeEncodeError:
         raise BoardError(f"the board name {clean_text(value)!r} is not valid text (a lone surrogate)") from None
     return value
+
+
+def _read_data_file(path: Any, *, what: str, error: type[SnlError]) -> tuple[str, Any]:
+    """The data of a TOML or JSON file, read as hostile input: ``(name to show, data)``.
+
+    The checks of :meth:`Board.from_file` (a regular ``.toml``/``.json`` file
+    of at most :data:`~snlmarkov.limits.MAX_FILE_BYTES`, UTF-8 text with an
+    optional byte-order mark, no JSON key given twice), shared by every file
+    reader; the messages name the file and ``what`` it is.
+    """
+    p = check_file(path, what=what, max_bytes=limit("file_bytes"), suffixes=(".toml", ".json"), error=error)
+    shown = clean_text(str(p))
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(limit("file_bytes") + 1)
+    except OSError as exc:
+        raise error(f"{shown}: cannot read {what} ({exc.strerror or exc})") from None
+    if len(raw) > limit("file_bytes"):  # the file grew after it was checked
+        raise LimitError(f"{shown}: the {what} is over the limit of {MAX_FILE_BYTES} bytes")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{shown}: a {what} must be UTF-8 text (byte {exc.start} is not)") from None
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".json":
+            data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        else:
+            data = _load_toml(text)
+    except BoardError as exc:  # a key given twice
+        raise error(f"{shown}: {exc}") from None
+    except RecursionError:
+        raise error(f"{shown}: not valid {suffix[1:].upper()}: nested too deeply") from None
+    except Exception as exc:  # parser errors differ between tomllib and json
+        raise error(f"{shown}: not valid {suffix[1:].upper()}: {clean_text(exc)}") from None
+    return shown, data
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ says how to raise it, before any large allocation or long computation:
   :data:`MAX_DIE_VALUE` (the largest move, 10^6);
 - the exact-fraction solver: :data:`MAX_EXACT_SQUARES` (1000 squares);
 - players of a command-line game, race or simulation: :data:`MAX_PLAYERS`
-  (6, as ``RULES.md`` says); seats of a :class:`~snlmarkov.Game` in Python:
+  (6, as ``docs/rules.md`` says); seats of a :class:`~snlmarkov.Game` in Python:
   :data:`MAX_SEATS` (1000);
 - memory one computation plans to use: 8 GiB, set by
   ``SNLMARKOV_MEMORY_LIMIT`` (``32G``, ``512M`` or bytes);
@@ -84,7 +84,7 @@ MAX_FACES = 1000
 MAX_DIE_VALUE = 10**6
 #: Largest board :func:`~snlmarkov.exact_expected_turns` solves in fractions (its cost is about cubic in the squares).
 MAX_EXACT_SQUARES = 1000
-#: Most players a command-line game, race or simulation takes (``RULES.md``: 1 to 6).
+#: Most players a command-line game, race or simulation takes (``docs/rules.md``: 1 to 6).
 MAX_PLAYERS = 6
 #: Most seats the Python API's :class:`~snlmarkov.Game` takes.
 MAX_SEATS = 1000

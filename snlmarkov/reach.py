@@ -4,7 +4,7 @@ A board on which some reachable square cannot reach the finish would make
 played or simulated games run until their turn guard. :func:`check_winnable`
 refuses it up front with :class:`~snlmarkov.errors.UnwinnableBoardError`,
 for the game engine and the simulator alike, from a graph of squares built
-from ``RULES.md`` (no code shared with the exact models, which make the same
+from ``docs/rules.md`` (no code shared with the exact models, which make the same
 check their own way). It holds no probabilities, only which squares one
 roll can join.
 """

@@ -1,6 +1,6 @@
 """Rule sets: which house rules are in play.
 
-:class:`Rules` holds the toggles of ``RULES.md`` under the same names. It is
+:class:`Rules` holds the toggles of ``docs/rules.md`` under the same names. It is
 immutable and validated on construction; :meth:`Rules.preset` gives the three
 named rule sets.
 """
@@ -30,7 +30,7 @@ MODES = ("classic", "last_one_standing")
 
 @dataclass(frozen=True)
 class Rules:
-    """A rule set for one game (see ``RULES.md`` for what each rule means).
+    """A rule set for one game (see ``docs/rules.md`` for what each rule means).
 
     Parameters
     ----------
@@ -118,7 +118,10 @@ class Rules:
                 raise RuleError(f"{name} must be True or False; got {show_value(getattr(self, name))}")
         if self.max_sixes is not None and (not _is_int(self.max_sixes) or not 1 <= self.max_sixes <= MAX_FACES):
             raise RuleError(f"max_sixes must be an integer 1..{MAX_FACES} or None; got {show_value(self.max_sixes)}")
-        die = Die.coerce(self.die)
+        try:
+            die = Die.coerce(self.die)
+        except RuleError as exc:
+            raise RuleError(f"die: {exc}") from None
         if faces is not None:
             if not _is_int(faces) or not 2 <= faces <= MAX_FACES:
                 raise RuleError(
@@ -263,7 +266,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-#: The named rule sets of ``RULES.md``.
+#: The named rule sets of ``docs/rules.md``.
 PRESETS: Mapping[str, Mapping[str, Any]] = types.MappingProxyType(
     {
         "app": types.MappingProxyType({}),

@@ -1,6 +1,6 @@
 """The state of a game between two turns: every token's square, who has finished, who moves next.
 
-A :class:`GameState` is what ``RULES.md`` calls the state of a game: the
+A :class:`GameState` is what ``docs/rules.md`` calls the state of a game: the
 square of every seat's token, the seats already finished (in finishing
 order) and the seat to move next. It is plain configuration (it imports
 nothing but the board, the rules and the errors), so the playable engine,

@@ -20,8 +20,10 @@ ENTRY_POINTS = {
     "roll_model": lambda board=JUNGLE, **k: snl.roll_model(board, **k),
     "simulate": lambda board=None, rules=None, **k: simulate(board, rules, 10, **k),
     "Game": lambda **k: snl.Game(**k),
+    "race": lambda **k: snl.race(**k),
+    "Odds": lambda **k: snl.Odds(**k),
 }
-WITH_MODE = {"simulate", "Game"}
+WITH_MODE = {"simulate", "Game", "race", "Odds"}
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
@@ -42,6 +44,13 @@ def test_a_wrong_mode_is_a_game_error(name):
         ENTRY_POINTS[name](mode="battle")
 
 
+def test_sweep_refuses_a_wrong_mode_and_players_with_the_same_errors():
+    with pytest.raises(snl.GameError, match="mode must be one of"):
+        snl.sweep([JUNGLE], snl.Rules(), mode="battle")
+    with pytest.raises(snl.GameError, match="players must be an integer 1..6"):
+        snl.sweep([JUNGLE], snl.Rules(), players=9)
+
+
 def test_a_state_gives_the_number_of_players():
     state = snl.GameState(positions=(81, 30, 5), to_move=1)
     game = snl.Game(state=state, rng=1)
@@ -50,6 +59,7 @@ def test_a_state_gives_the_number_of_players():
     assert result.players == 3
     with pytest.raises(snl.GameError, match="players=2, but the state has 3 tokens"):
         simulate(None, None, 50, players=2, state=state, rng=1)
+    assert snl.race(snl.Board.builtin(), snl.Rules(), state=state).players == 3
 
 
 def test_simulate_takes_state_and_still_its_former_name_start():

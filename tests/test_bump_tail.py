@@ -44,7 +44,7 @@ RECORDED = {
 }
 
 
-@pytest.mark.parametrize("players", [2, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("players", [2, 3])
 def test_recorded_jungle_figures(players):
     r = snl.race(snl.Board.builtin(), snl.Rules.preset("family"), players=players)
     win, rounds, turns = RECORDED[players]

@@ -42,7 +42,7 @@ def test_automatic_game_matches_the_engine(no_terminal, capsys):
     winner = record.seats[record.winner]
     lines = out.splitlines()
     assert lines[0] == "Snakes & Ladders on milton_bradley, rules: app, mode: classic"
-    assert lines[1] == "Seats: 1 Ann (red, automatic), 2 Bob (blue, automatic), 3 Cy (green, automatic)"
+    assert lines[1] == "Seats: [A] Ann (red, automatic), [B] Bob (blue, automatic), [C] Cy (green, automatic)"
     winner_turns = sum(t.seat == record.winner for t in record.turns())
     assert lines[-2] == f"{winner.name} ({winner.colour}) wins after {winner_turns} turns."
     assert lines[-1] == f"Finishing order: 1. {winner.name} ({winner.colour})"
@@ -107,14 +107,14 @@ def test_interactive_seats_press_enter_and_ai_seats_do_not(monkeypatch, capsys):
     ann_turns = sum(t.seat == 0 for t in record.turns())
     assert out.count("Ann (red), press Enter to roll (q to quit): ") == ann_turns
     assert "Bob (blue), press Enter" not in out
-    assert "Seats: 1 Ann (red), 2 Bob (blue, automatic)" in out
+    assert "Seats: [A] Ann (red), [B] Bob (blue, automatic)" in out
 
 
 def test_ai_by_name(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", FakeTerminal("\n" * 2000))
     status, out, _ = run(capsys, "--names", "Ann", "Bob", "Cy", "--ai", "Ann", "Cy", "--seed", "2", "--no-board")
     assert status == 0
-    assert "Seats: 1 Ann (red, automatic), 2 Bob (blue), 3 Cy (green, automatic)" in out
+    assert "Seats: [A] Ann (red, automatic), [B] Bob (blue), [C] Cy (green, automatic)" in out
     assert "Bob (blue), press Enter" in out and "Ann (red), press Enter" not in out
 
 
@@ -131,8 +131,8 @@ def test_quitting_or_end_of_input_abandons_the_game(monkeypatch, capsys, keys, n
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--players", "7"], "players must be 1 to 6 (RULES.md), got 7"),
-        (["--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
+        (["--players", "7"], "players must be 1 to 6 (docs/rules.md), got 7"),
+        (["--players", "0"], "players must be 1 to 6 (docs/rules.md), got 0"),
         (["--players", "3", "--names", "Ann", "Bob"], "does not match the 2 names"),
         (["--names", "Ann", "Ann"], "distinct"),
         (["--colours", "red", "blue", "green"], "3 colours given for 2 players"),
@@ -190,3 +190,65 @@ def test_python_m_bad_arguments_give_one_line_and_no_traceback():
         done = _python_m(*argv)
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------------------- odds under the bump rule
+
+
+def test_a_bump_game_of_two_shows_its_exact_odds(no_terminal, capsys):
+    from snlmarkov.races.odds import Odds
+
+    status, out, _ = run(capsys, "--players", "2", "--set", "bump=on", "--seed", "4", "--no-board")
+    assert status == 0
+    rules = Rules(bump=True)
+    game = Game(Board.builtin(), rules, 2, rng=4)
+    odds = Odds(Board.builtin(), rules, players=2)
+    shown = [line for line in out.splitlines() if line.startswith("Odds: ")]
+    for line in shown[:3]:
+        game.take_turn()
+        p = odds.win_probability(game.state)
+        assert line == f"Odds: Player 1 {p[0]:.1%}, Player 2 {p[1]:.1%}"
+    assert len(shown) == len(Game(Board.builtin(), rules, 2, rng=4).play().turns())
+
+
+def test_a_bump_game_of_four_says_why_it_has_no_odds(no_terminal, capsys):
+    status, out, _ = run(capsys, "--players", "4", "--set", "bump=on", "--seed", "4", "--no-board")
+    assert status == 0 and "Odds: " not in out
+    assert out.splitlines()[2] == (
+        "No live odds: with the bump rule exact odds are solved for up to 3 players (this game has 4)."
+    )
+
+
+def test_a_bump_game_too_slow_to_solve_says_so(no_terminal, capsys, monkeypatch):
+    import snlmarkov.cli.play as play
+    from snlmarkov.analysis import expected_turns
+    from snlmarkov.races.core import joint_chain_states
+
+    rules = Rules(bump=True)
+    states, turns = joint_chain_states(Board.builtin(), rules, 2), expected_turns(Board.builtin(), rules)
+    monkeypatch.setattr(play, "LIVE_BUMP_WORK", int(states * turns) - 1)
+    status, out, _ = run(capsys, "--players", "2", "--set", "bump=on", "--seed", "4", "--no-board")
+    assert status == 0 and "Odds: " not in out
+    assert out.splitlines()[2] == (
+        f"No live odds: with the bump rule they need the joint chain of {states:,} states, over about "
+        f"{turns:.0f} turns a token: too slow to solve for a live game "
+        f"(the terminal game solves up to {int(states * turns) - 1:,} state-turns)."
+    )
+    monkeypatch.setattr(play, "LIVE_BUMP_WORK", int(states * turns) + 1)
+    status, out, _ = run(capsys, "--players", "2", "--set", "bump=on", "--seed", "4", "--no-board")
+    assert status == 0 and "Odds: " in out and "No live odds" not in out
+
+
+def test_tokens_are_labels_on_the_printed_board(no_terminal, capsys):
+    status, out, _ = run(capsys, "--names", "Ann", "Andy", "Bob", "--seed", "3", "--max-turns", "10000")
+    assert status == 0
+    assert (
+        out.splitlines()[1]
+        == "Seats: [A1] Ann (red, automatic), [A2] Andy (blue, automatic), [B] Bob (green, automatic)"
+    )
+    boards = out.split("\n\n")[1:]
+    assert len(boards) > 5 and all(
+        "[A1] Ann (red): " in b and "[A2] Andy (blue): " in b and "[B] Bob (green): " in b for b in boards
+    )
+    cells = re.findall(r"\|(\[[^|]*?)\s*\|", out)  # the token lines of the grid: only bracketed labels
+    assert cells and all(re.fullmatch(r"(\[(A1|A2|B)\])+", c) for c in cells)

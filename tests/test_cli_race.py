@@ -86,8 +86,8 @@ def test_monte_carlo_json_is_reproducible_with_a_seed(capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--players", "7"], "players must be 1 to 6 (RULES.md), got 7"),
-        (["--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
+        (["--players", "7"], "players must be 1 to 6 (docs/rules.md), got 7"),
+        (["--players", "0"], "players must be 1 to 6 (docs/rules.md), got 0"),
         (["--players", "2", "--rules", "house"], "unknown rule preset"),
         (["--board", "chutes"], "unknown board"),
         (["--set", "bump=maybe"], "bump takes true or false"),

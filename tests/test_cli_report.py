@@ -38,7 +38,7 @@ def test_report_prints_headlines_progress_and_files(tmp_path, small_board_file, 
         a = analyze(board, Rules.preset(name))
         assert line.split()[:4] == [name, f"{a.expected_turns:.2f}", f"{a.std_turns:.2f}", str(a.length.median())]
     assert lines[5].startswith("cross-check: ")
-    assert lines[6].startswith(f"wrote 18 files to {out}: board.png, board.svg")
+    assert lines[6].startswith(f"wrote 20 files to {out}: board.png, board.svg")
     summary = json.loads((out / "summary.json").read_text())
     assert summary["board"]["name"] == "small"
     assert set(summary["race"]["classic"]) == {"2", "3"}

@@ -126,7 +126,7 @@ def test_too_few_games_for_a_cross_check(capsys):
     "argv, message",
     [
         (["simulate", "--games", "0"], "--games: expected a whole number >= 1, got 0"),
-        (["simulate", "--games", "100", "--players", "0"], "players must be 1 to 6 (RULES.md), got 0"),
+        (["simulate", "--games", "100", "--players", "0"], "players must be 1 to 6 (docs/rules.md), got 0"),
         (["simulate", "--games", "100", "--rules", "house"], "unknown rule preset"),
         (["simulate", "--games", "100", "--board", "moon"], "unknown board 'moon'"),
         (["simulate", "--games", "100", "--set", "faces=1"], "faces must be an integer 2..1000"),

@@ -199,3 +199,14 @@ def test_jump_lengths_stay_within_both_limits():
         b = found.board
         assert all(2 <= e - s <= 4 for s, e in b.ladders.items()), b.ladders
         assert all(2 <= s - e <= 4 for s, e in b.snakes.items()), b.snakes
+
+
+def test_must_jump_squares_keep_their_jump_through_the_search():
+    """A target far out of reach keeps the search proposing for its whole budget: slides and redraws
+    that moved a jump off a must_jump square would be kept if nothing checked them."""
+    must = {10, 20, 30, 40, 50, 60}
+    cons = snl.Constraints(must_jump=must)
+    res = snl.design(snl.Target(mean=5), ladders=4, snakes=4, constraints=cons, rng=8, budget=640, keep=8)
+    assert res.boards and not res.met
+    for found in res.boards:
+        assert must <= set(found.board.jumps), found.board.jumps

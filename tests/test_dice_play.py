@@ -348,7 +348,7 @@ def test_engine_games_match_the_exact_analysis(die_name, rules_name):
 @pytest.mark.parametrize(("die_name", "rules_name"), CASES, ids=IDS)
 def test_engine_games_match_the_exact_analysis_everywhere(die_name, rules_name):
     rules = rules_for(die_name, rules_name)
-    assert engine_p_value(board_for(rules_name), rules, 20_000, 100 + IDS.index(f"{die_name}-{rules_name}")) > ALPHA
+    assert engine_p_value(board_for(rules_name), rules, 5_000, 100 + IDS.index(f"{die_name}-{rules_name}")) > ALPHA
 
 
 @pytest.mark.slow

@@ -121,7 +121,6 @@ RECORDED_STATE_PLACES = [
 ]
 
 
-@pytest.mark.slow
 def test_recorded_three_player_jungle_figures():
     r = snl.race(JUNGLE, FAMILY, players=3, mode="last_one_standing")
     np.testing.assert_allclose(r.place_probability[:, :2], RECORDED_PLACES, rtol=0, atol=1e-10)

@@ -190,7 +190,6 @@ def test_bump_three_players_agree_with_simulation(mode: str) -> None:
     assert_agree(exact, simulated(board, rules, 3, mode, 100_000, 8))
 
 
-@pytest.mark.slow
 def test_bump_three_players_exact_figures_are_consistent() -> None:
     board, rules = Board.builtin(), Rules.preset("family")
     r = exact_race(board, rules, 3, "last_one_standing")

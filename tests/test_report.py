@@ -39,8 +39,9 @@ FIGURES = [
     "race_places",
     "crosscheck",
     "odds",
+    "spinner",
 ]
-SVGS = ["board", "lengths", "toggles", "jump_effects", "race_wins", "crosscheck"]
+SVGS = ["board", "lengths", "toggles", "jump_effects", "race_wins", "crosscheck", "spinner"]
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,12 @@ import importlib
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import snlmarkov
 from snlmarkov import Board, GameError, Seat
-from snlmarkov.game.textboard import render, token_symbol
+from snlmarkov.game.textboard import jump_mark, render, rows, token_labels, token_symbol, track
 
 
 def squares_drawn(text: str) -> list[list[int]]:
@@ -123,3 +125,131 @@ def test_exported_render_is_callable_in_any_import_order():
     from snlmarkov import render as exported
 
     assert re.search(r"\|1 +\|2 +\|", exported(Board(4), positions=(1,)))
+
+
+# ----------------------------------------------------------------- token labels and the smaller drawings
+
+
+@pytest.mark.parametrize(
+    "names, labels",
+    [
+        (["Ann", "Bob"], ("A", "B")),
+        (["Player 1", "Player 2"], ("P1", "P2")),
+        (["Robot 1", "Robot 2", "Player 1"], ("R1", "R2", "P1")),  # as the browser game labels them
+        (["Ann", "Amy", "Bob"], ("An", "Am", "B")),
+        (["Ann", "Andrew"], ("A1", "A2")),
+        (["Mary Jane", "Mark Jones", "M"], ("M1", "M2", "M")),
+        (["ann", "bo b"], ("A", "BB")),
+    ],
+)
+def test_token_labels_follow_the_browser_scheme(names, labels):
+    assert token_labels(names) == labels
+
+
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=8, unique=True))
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+def test_token_labels_are_distinct_and_bracketable(names):
+    labels = token_labels(names)
+    assert len(labels) == len(names) and len(set(labels)) == len(labels)
+    for label in labels:
+        assert label and not any(c.isspace() or c in "[]" for c in label) and len(label) <= 4
+
+
+def test_render_with_labels():
+    text = render(Board(9, {2: 7, 8: 4}), positions=(0, 7, 7, 9), seats=["Ann", "Bob", "Cy", "Di"], labels="ABCD")
+    assert text == "\n".join(
+        [
+            "+------+------+------+",
+            "|7     |8 S4  |9     |",
+            "|[B][C]|      |[D]   |",
+            "+------+------+------+",
+            "|6     |5     |4     |",
+            "|      |      |      |",
+            "+------+------+------+",
+            "|1     |2 L7  |3     |",
+            "|      |      |      |",
+            "+------+------+------+",
+            "Ln: ladder up to n, Sn: snake down to n; [A]: a token (seats below)",
+            "[A] Ann: off the board",
+            "[B] Bob: square 7",
+            "[C] Cy: square 7",
+            "[D] Di: finished",
+            "Off the board: [A] Ann",
+        ]
+    )
+    with pytest.raises(GameError, match="distinct"):
+        render(Board(9), positions=(1, 2), labels=["A", "A"])
+    with pytest.raises(GameError, match="without brackets"):
+        render(Board(9), positions=(1, 2), labels=["A", "[B]"])
+    with pytest.raises(GameError, match="2 non-empty strings"):
+        render(Board(9), positions=(1, 2), labels=["A"])
+
+
+@pytest.mark.parametrize("size", [2, 9, 20, 100, 101, 1000])
+def test_rows_hold_every_square_once_where_the_board_puts_it(size):
+    board = Board.random(size, rng=size) if size > 20 else Board(size, {2: size - 1} if size > 3 else {})
+    positions = (1, size // 2, size // 2, 0)
+    labels = ["A", "B", "C", "D"]
+    lines = rows(board, positions, labels)
+    assert len(lines) == (size + board.width - 1) // board.width
+    # the columns line up: in every full row each square starts where its column starts
+    starts = [[m.start() for m in re.finditer(r"\S+", line)] for line in lines]
+    full = [x for x in starts if len(x) == board.width]
+    assert full and all(x == full[0] for x in full)
+    seen = {}
+    for r, line in enumerate(lines):
+        for m in re.finditer(r"\S+", line):
+            number = int(re.match(r"\d+", m.group()).group())
+            seen[number] = m.group()
+            assert board.cell(number) == (len(lines) - 1 - r, full[0].index(m.start()))
+    assert sorted(seen) == list(range(1, size + 1))
+    for sq, cell in seen.items():
+        tokens = "".join(f"[{labels[i]}]" for i, p in enumerate(positions) if p == sq)
+        assert cell == f"{sq}{jump_mark(board, sq)}{tokens}"
+
+
+def test_rows_of_the_jungle_board():
+    table = [line.split() for line in rows(Board.builtin(), (0, 0), ["A", "B"])]
+    assert table[0][:2] == ["100", "99v27"] and table[-1][0] == "1^38" and table[-1][3] == "4^14"
+    assert [int(re.match(r"\d+", c).group()) for c in table[-2]] == list(range(20, 10, -1))
+
+
+@pytest.mark.parametrize("width", [1, 5, 12, 20, 40, 80, 400])
+@pytest.mark.parametrize("focus", [0, 1, 37, 95, 100])
+def test_track_fits_and_runs_on_from_the_focus(width, focus):
+    board = Board.builtin()
+    positions = (focus, 40, 0)
+
+    def item(sq):
+        return f"{sq}{jump_mark(board, sq)}" + "".join(f"[{x}]" for x, p in zip("ABC", positions) if p == sq)
+
+    line = track(board, positions, ["A", "B", "C"], width=width, focus=focus)
+    assert len(line) <= width
+    if width < 12:  # not even the focus square with its marks: it, cut short
+        assert line == item(max(focus, 1))[:width]
+        return
+    items = line.removeprefix("< ").removesuffix(" >").split(" ")
+    numbers = [int(re.match(r"\d+", x).group()) for x in items]
+    assert numbers == list(range(numbers[0], numbers[-1] + 1))  # consecutive squares
+    assert items == [item(sq) for sq in numbers]
+    assert max(focus, 1) in numbers
+    assert line.startswith("< ") == (numbers[0] > 1) and line.endswith(" >") == (numbers[-1] < 100)
+    if numbers[-1] < 100:  # as many squares from the focus as fit
+        assert numbers[0] == max(focus, 1)
+        assert len(line) + 1 + len(item(numbers[-1] + 1)) > width
+    elif numbers[0] > 1:  # then the squares before it
+        assert len(line) + 1 + len(item(numbers[0] - 1)) > width
+
+
+def test_track_of_a_board_too_large_to_draw_whole():
+    board = Board(1_000_000, {10: 999_990})
+    with pytest.raises(snlmarkov.LimitError):
+        rows(board, (5,), ["A"])
+    assert track(board, (10, 999_990), ["A", "B"], width=40, focus=999_990) == "< 999990[B] 999991 999992 999993 >"
+    assert track(board, (10, 999_990), ["A", "B"], width=40, focus=10) == "< 10^999990[A] 11 12 13 14 15 16 17 18 >"
+    with pytest.raises(GameError, match="focus"):
+        track(board, (1,), ["A"], width=40, focus=-1)
+    with pytest.raises(GameError, match="width"):
+        track(board, (1,), ["A"], width=0, focus=1)
+    with pytest.raises(GameError, match="square 0"):
+        track(board, (1_000_001,), ["A"], width=40, focus=1)

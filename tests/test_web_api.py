@@ -366,19 +366,49 @@ def test_flooding_is_limited(tmp_path):
         srv.stop()
 
 
-def test_shutdown_stores_unfinished_games_as_abandoned(tmp_path):
-    store = GameStore(tmp_path / "g.sqlite")
-    srv = ServerThread(create_app(store=store, boards={"jungle": Board.builtin()})).start()
+def test_a_graceful_stop_leaves_the_rooms_to_be_resumed(tmp_path):
+    """A stopped server stores no game as abandoned: its rooms come back on the next start, where they were."""
+    from snlmarkov.web.store import load_key
+
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path)
+    srv = ServerThread(
+        create_app(store=store, boards={"jungle": Board.builtin()}, ai_delay=0.01, rate=500, burst=500)
+    ).start()
     room = create_room(srv.base, kind="local", seats=seats(("Ann", RED, False), ("Bob", BLUE, False)))
     c = Client(srv.base, room["room"])
     c.hello(room["host"])
-    c.send(type="roll", seat=0, secret=room["seats"][0])
-    c.until(lambda m: m["type"] == "turn")
+    for seat in (0, 1, 0):
+        c.send(type="roll", seat=seat, secret=room["seats"][seat])
+        c.until(lambda m: m["type"] == "turn")
+    before = srv.rooms.rooms[room["room"]].snapshot()
+    dice = [e["value"] for m in turns_of(c) for e in m["events"] if e["kind"] == "roll"]
     srv.stop()
-    games = store.games()
-    assert [g.status for g in games] == ["abandoned"] and games[0].turns == 1
-    assert verify_game(store.record(games[0].id)).passed
     store.close()
+    store = GameStore(path)
+    assert store.count() == 0 and [r.status for r in store.open_rooms()] == ["playing"]
+    srv = ServerThread(
+        create_app(store=store, boards={"jungle": Board.builtin()}, ai_delay=0.01, rate=500, burst=500)
+    ).start()
+    try:
+        c = Client(srv.base, room["room"])
+        back = c.hello(room["host"])
+        assert back["restored"] and back["status"] == "playing" and back["saving"] == "ok"
+        for key in ("positions", "current", "turn", "round", "finished", "seats", "rules", "board"):
+            assert back[key] == before[key], key
+        assert back["log"][: len(before["log"])] == before["log"]
+        assert back["log"][len(before["log"])] == "The server restarted; the game is back where it was."
+        last = play_out(c, back, {0: room["seats"][0], 1: room["seats"][1]})
+        assert last["game_id"] > 0
+        record = store.record(last["game_id"])
+        assert list(record.dice[: len(dice)]) == dice and len(record.turns()) == last["turn"] + 1
+        report = verify_game(record, key=load_key(path))
+        assert report.passed and report.signature == "signed by this server"
+        assert [(r.status, r.game_id) for r in store.open_rooms()] == [("over", last["game_id"])]
+        c.close()
+    finally:
+        srv.stop()
+        store.close()
 
 
 def test_no_message_crashes_a_room(server, monkeypatch):

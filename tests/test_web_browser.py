@@ -230,3 +230,31 @@ def test_online_room_with_two_browsers(server, browser):
         names = result_names(d)
         assert names[0] == winner and sorted(names) == ["Guest", "Hosty"]
     assert verify_game(record).passed
+
+
+def test_the_house_rules_pick_a_die_and_the_room_shows_it(server, browser):
+    """A named die and a custom text form, chosen in the form; the room's header names the die."""
+    from selenium.webdriver.support.ui import Select
+
+    d = browser()
+    d.get(server.base + "/?speed=fast")
+    by_id(d, "mode-pass").click()
+    die = Select(all_css(d, "select[data-rule=die]")[0])
+    labels = [o.text for o in die.options]
+    assert labels[0] == "Fair die 1-6" and "Two dice summed, 2-12" in labels and labels[-1] == "Custom…"
+    custom = all_css(d, "input[data-rule-custom=die]")[0]
+    assert not custom.is_displayed()
+    die.select_by_visible_text("Custom…")
+    assert custom.is_displayed()
+    custom.send_keys("faces:1,2,2")
+    shot(d, "die-home.png")
+    by_id(d, "start").click()
+    wait(lambda: body(d, "status") == "playing", what="the game to start")
+    assert wait(lambda: by_id(d, "room-info").text).endswith("die: weights:1=1,2=2")
+    d.get(server.base + "/?speed=fast")
+    by_id(d, "mode-pass").click()
+    Select(all_css(d, "select[data-rule=die]")[0]).select_by_visible_text("Fair die 1-4")
+    by_id(d, "start").click()
+    wait(lambda: body(d, "status") == "playing", what="the game to start")
+    assert wait(lambda: by_id(d, "room-info").text).endswith("die: Fair die 1-4")
+    shot(d, "die-room.png")

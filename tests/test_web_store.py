@@ -369,3 +369,16 @@ def test_a_chained_jump_counts_its_middle_square_as_landed_on():
     recs = [Game(chained, Rules(), players=3, mode="last_one_standing", rng=[7, i]).play() for i in range(250)]
     report = check_stored(recs, alpha=ALPHA)
     assert report.passed, str(report)
+
+
+def test_a_store_without_a_key_is_verified_without_signatures(tmp_path, capsys):
+    from snlmarkov.web.store import key_path
+
+    path = tmp_path / "old.sqlite"
+    store = GameStore(path, create_key=False)  # as a server from before the signatures
+    store.add(games(1)[0])
+    store.close()
+    assert not key_path(path).exists() and not GameStore(path, create_key=False).record(1).signature
+    assert main(["verify", "--db", str(path), "--alpha", "1e-6"]) == 0
+    assert "signatures not checked: no signing key at" in capsys.readouterr().out
+    assert not key_path(path).exists()  # verify never makes one

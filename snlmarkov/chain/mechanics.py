@@ -94,8 +94,10 @@ class DieColumns:
         Their probabilities.
     capped : ndarray of float
         The probabilities of the capped roll under ``redeal``: the die
-        without its top value, renormalised (the last entry 0). All zeros
-        for a die with a single value (which no rule set redeals).
+        without its top value, renormalised (the last entry 0). For a die
+        with a single value, which no rule set redeals, the die itself (the
+        capped states of a roll chain are then unreachable rows that still
+        sum to 1).
     zero : bool
         Whether the first value is 0 (a move that moves nothing).
     """
@@ -119,9 +121,10 @@ def die_columns(die: Die) -> DieColumns:
     """
     values = np.array(die.values, dtype=np.int64)
     probs = np.array(die.probs)
-    capped = np.zeros(values.size)
+    capped = probs.copy()  # a die of one value: no rule set redeals it (Rules refuses that), any row will do
     if values.size > 1:
         capped[:-1] = die.without_top().probs
+        capped[-1] = 0.0
     for a in (values, probs, capped):
         a.setflags(write=False)
     return DieColumns(values, probs, capped, bool(values[0] == 0))

@@ -28,12 +28,41 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _version() -> str:
+    """The version of snlmarkov: the installed distribution's (package metadata), else the source's.
+
+    Running from a source tree that is not installed gives ``snlmarkov.__version__``
+    (which the package metadata is built from); an installed distribution whose
+    metadata disagrees with the code imported says both.
+    """
+    from importlib import metadata
+
+    from .._version import __version__
+
+    try:
+        installed = metadata.version("snlmarkov")
+    except metadata.PackageNotFoundError:
+        return __version__
+    return installed if installed == __version__ else f"{__version__} (installed metadata: {installed})"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`_version` and exit (read only when asked, so building the parser stays cheap)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: object, values: object, option_string: str | None = None
+    ) -> None:
+        print(f"snlmarkov {_version()}")  # on standard output, as argparse's own version action
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every available sub-command."""
     parser = _Parser(prog="snlmarkov", description="Snakes & Ladders as an exact Markov chain.")
-    from .._version import __version__
-
-    parser.add_argument("--version", action="version", version=f"snlmarkov {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _COMMANDS:
         try:

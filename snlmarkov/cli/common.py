@@ -4,8 +4,12 @@ Every number on the command line is read by one of the ``argparse`` types
 here (:func:`seed_arg`, :func:`count_arg`, :func:`players_arg`), so every
 sub-command refuses the same things the same way: one line, exit status 2.
 
+The die, stated once for every sub-command that takes rules: ``--die`` reads
+any text form of :meth:`snlmarkov.Die.parse` (:data:`DIE_HELP` lists them),
+through :func:`die_arg`; a die that cannot be read is one line, exit status 2.
+
 The players rule, stated once for every sub-command: ``--players`` takes 1 to
-:data:`snlmarkov.limits.MAX_PLAYERS` (6, as ``RULES.md`` says). The Python
+:data:`snlmarkov.limits.MAX_PLAYERS` (6, as ``docs/rules.md`` says). The Python
 API's :class:`~snlmarkov.Game` and ``simulate`` accept more seats.
 
 Building the parsers must stay light (``snlmarkov --help`` imports neither
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..builtin_boards import BUILTIN_BOARDS
+from ..dice import NAMED_DICE, Die
 from ..errors import AddressError, BoardError, InputFileError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
 from ..rules import Rules
@@ -32,8 +37,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_board_rules_arguments",
+    "add_die_argument",
     "board_from_args",
     "rules_from_args",
+    "rule_changes",
+    "base_rules",
+    "RULES_HELP",
+    "die_arg",
+    "DIE_HELP",
     "parse_setting",
     "seed_arg",
     "count_arg",
@@ -49,7 +60,22 @@ __all__ = [
 ]
 
 #: The one ``--players`` rule, in the words every sub-command's help uses.
-PLAYERS_HELP = f"1 to {MAX_PLAYERS} (RULES.md)"
+PLAYERS_HELP = f"1 to {MAX_PLAYERS} (docs/rules.md)"
+
+
+#: What ``--rules`` takes, in the words every sub-command's help uses.
+RULES_HELP = (
+    f"rule preset ({', '.join(Rules.presets())}; default: app) or a .toml/.json rule file "
+    "of rule fields (finish, max_sixes, die, ...) over an optional preset"
+)
+
+#: The text forms ``--die`` reads, in the words every sub-command's help uses.
+DIE_HELP = (
+    "the die: 6 or d6 (fair, the default), d4, 2d6 (two dice summed), spinner:15, "
+    "faces:2,2,2,2,6,6 (a repeated face weighs more; 0 does not move), weights:1=1,2=1,6=4, "
+    "cowries:4 (shells mouth up; none up scores 8, cowries:4:0 scores it 0), "
+    f"or a named die ({', '.join(NAMED_DICE)}); every rule's 'six' is the die's top value (docs/rules.md)"
+)
 
 
 def ascii_int_arg(text: str) -> int:
@@ -140,6 +166,20 @@ def players_arg(text: str) -> int:
     return value
 
 
+def die_arg(text: str) -> Die:
+    """``--die``: a text form of :meth:`snlmarkov.Die.parse` (argparse type).
+
+    Examples
+    --------
+    >>> die_arg("2d6") == Die.sum_of(2, 6), die_arg("spinner:15").top
+    (True, 15)
+    """
+    try:
+        return Die.parse(text)
+    except RuleError as exc:
+        raise argparse.ArgumentTypeError(clean_text(str(exc))) from None
+
+
 def show(text: Any) -> str:
     """A board or seat name made safe to print (control characters escaped)."""
     return clean_text(text)
@@ -169,7 +209,7 @@ def writable_folder(text: str, option: str = "--out") -> Path:
 
 
 def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = True) -> None:
-    """Add ``--board``, and unless ``rules=False`` ``--rules`` and ``--set``."""
+    """Add ``--board``, and unless ``rules=False`` ``--rules``, ``--set`` and ``--die``."""
     parser.add_argument(
         "--board",
         default="jungle",
@@ -183,8 +223,8 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
         parser.add_argument(
             "--rules",
             default="app",
-            metavar="PRESET",
-            help=f"rule preset ({', '.join(Rules.presets())}; default: app)",
+            metavar="PRESET|FILE",
+            help=RULES_HELP,
         )
         parser.add_argument(
             "--set",
@@ -196,6 +236,12 @@ def add_board_rules_arguments(parser: argparse.ArgumentParser, *, rules: bool = 
                 "--set jump_after_bounce=false (repeatable)"
             ),
         )
+        add_die_argument(parser)
+
+
+def add_die_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """Add ``--die`` (read by :func:`die_arg`, applied by :func:`rule_changes`)."""
+    parser.add_argument("--die", type=die_arg, default=None, metavar="DIE", help=DIE_HELP + " (default: d6)")
 
 
 def board_from_args(args: argparse.Namespace) -> Board:
@@ -216,10 +262,36 @@ def board_from_args(args: argparse.Namespace) -> Board:
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
-    """The rules named by ``--rules`` with every ``--set`` applied."""
-    rules = Rules.preset(args.rules)
-    changes = dict(parse_setting(text) for text in getattr(args, "set", []))
+    """The rules named by ``--rules`` with every ``--set`` and ``--die`` applied."""
+    rules = base_rules(args.rules)
+    changes = rule_changes(args)
     return rules.replace(**changes) if changes else rules
+
+
+def base_rules(text: str) -> Rules:
+    """The rules ``--rules`` names: a preset, or a ``.toml``/``.json`` rule file (:func:`~snlmarkov.search.files.read_rules`)."""
+    if Path(text).suffix.lower() in (".toml", ".json"):
+        from ..search.files import read_rules
+
+        return read_rules(text)
+    return Rules.preset(text)
+
+
+def rule_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The rule fields that ``--set`` and ``--die`` change, ready for :meth:`Rules.replace`.
+
+    Raises
+    ------
+    RuleError
+        When the die is given twice (``--die`` and ``--set die=`` or ``--set faces=``).
+    """
+    changes = dict(parse_setting(text) for text in getattr(args, "set", []))
+    die = getattr(args, "die", None)
+    if die is not None:
+        if "die" in changes or "faces" in changes:
+            raise RuleError("give the die once: --die, or --set die=/faces=, not both")
+        changes["die"] = die
+    return changes
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
@@ -231,13 +303,17 @@ def parse_setting(text: str) -> tuple[str, Any]:
     (('max_sixes', None), ('bump', True), ('finish', 'bounce'))
     >>> parse_setting("on_cap=restart"), parse_setting("jump_after_bounce=false")
     (('on_cap', 'restart'), ('jump_after_bounce', False))
+    >>> parse_setting("die=2d6"), parse_setting("faces=4")
+    (('die', Die.weighted({2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1})), ('faces', 4))
     """
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
-    fields = {f.name: f.default for f in dataclasses.fields(Rules)}
-    fields["faces"] = 6  # shorthand for die=dN (Rules' faces=)
+    fields: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Rules)}
+    fields["faces"] = 6  # the shorthand for die=Die(n)
     if not sep or name not in fields:
         raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {clean_text(repr(text))}")
+    if name == "die":
+        return name, Die.parse(raw)
     low = raw.lower()
     default = fields[name]
     if isinstance(default, bool):

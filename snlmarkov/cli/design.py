@@ -6,7 +6,7 @@ import argparse
 import math
 import sys
 
-from .common import at_least_arg, parse_setting, workers_arg
+from .common import RULES_HELP, add_die_argument, at_least_arg, rules_from_args, workers_arg
 
 __all__ = ["register", "run"]
 
@@ -85,8 +85,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--max-snake", type=_count(1), default=0, metavar="LEN", help="longest snake (0: no limit)")
     b.add_argument("--must", type=_count(1), nargs="+", default=[], metavar="SQ", help="squares that must start a jump")
     b.add_argument("--avoid", type=_count(1), nargs="+", default=[], metavar="SQ", help="squares no jump touches")
-    b.add_argument("--rules", default="app", metavar="PRESET", help="rule preset (default: app)")
+    b.add_argument("--rules", default="app", metavar="PRESET|FILE", help=RULES_HELP)
     b.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="change one rule (repeatable)")
+    add_die_argument(b)
     s = p.add_argument_group("search")
     s.add_argument("--seed", type=_count(0), default=1, help="seed (default 1): the same seed gives the same board")
     s.add_argument("--budget", type=_count(1), default=20_000, help="candidate boards at most (default 20000)")
@@ -102,16 +103,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import BoardError
-    from ..rules import Rules
     from ..search.anneal import ISLANDS, design
     from ..search.files import write_board
     from ..search.target import Constraints, Target
 
     if Path(args.out).suffix.lower() not in (".toml", ".json"):  # refuse before searching, not after
         raise BoardError(f"{args.out}: board files must end in .toml or .json")
-    rules = Rules.preset(args.rules)
-    changes = dict(parse_setting(text) for text in args.set)
-    rules = rules.replace(**changes) if changes else rules
+    rules = rules_from_args(args)
     target = Target(
         mean=args.mean,
         sd=args.sd,

@@ -9,12 +9,24 @@ number) makes the last ``K`` seats automatic; ``--ai NAME [NAME ...]`` makes
 the named seats automatic. When standard input is not a terminal, every seat
 plays automatically, so the command can run in scripts and tests.
 
+In a terminal the screen is redrawn in place every turn, in the layout that
+fits the terminal's size at that moment (:mod:`snlmarkov.cli.screen`: the
+ruled grid, one line per row, or a one-line track of the squares ahead);
+tokens are ``[label]`` (``[A]``, ``[P1]``: distinct for every seat), in
+colour unless ``NO_COLOR`` is set or ``--no-color`` is given.
+
+The odds beside each name are exact (:class:`~snlmarkov.races.odds.Odds`).
+With ``bump`` they need the joint chain of every token, solved once before
+the first turn; the game shows none, and says why, for more than
+:data:`~snlmarkov.races.core.EXACT_JOINT_PLAYERS` players or when that
+solve would take more than :data:`LIVE_BUMP_WORK` state-turns.
+
 Examples
 --------
 >>> from snlmarkov.cli import main
 >>> main(["play", "--names", "Ann", "Bob", "--board", "milton_bradley", "--seed", "1", "--no-board"])
 Snakes & Ladders on milton_bradley, rules: app, mode: classic
-Seats: 1 Ann (red, automatic), 2 Bob (blue, automatic)
+Seats: [A] Ann (red, automatic), [B] Bob (blue, automatic)
 ...
 Bob (blue) wins after 14 turns.
 Finishing order: 1. Bob (blue)
@@ -46,10 +58,25 @@ from .common import (
 if TYPE_CHECKING:
     from ..game.seats import Seat
 
-__all__ = ["register", "run", "MAX_SEATS"]
+__all__ = ["register", "run", "MAX_SEATS", "LIVE_BUMP_WORK"]
 
 #: Seats the terminal game takes (the engine itself accepts more): the one --players rule.
 MAX_SEATS = MAX_PLAYERS
+
+#: With ``bump``, live odds are solved when the joint chain's states times the
+#: expected turns of one token stay within this (a rough measure of the
+#: solve's work: 3 players on the jungle board are about 9e7).
+LIVE_BUMP_WORK = 100_000_000
+
+_LAYOUT_HELP = (
+    "In a terminal the screen is redrawn every turn to fit the terminal's size at that moment: "
+    "the board as a ruled grid when the terminal is tall enough, one line per row of the board "
+    "(80x24 for a 10x10 board), or else a one-line track of the squares ahead of the seat to move "
+    "(40x12 and smaller, and boards too large to draw whole). A legend reads the jump marks "
+    "(^38: ladder up to 38, v27: snake down to 27); tokens are [label], distinct for every seat "
+    "([A] for Ann, [P1] for Player 1), coloured unless NO_COLOR is set, --no-color is given or "
+    "the output is not a terminal. The layouts and the odds: docs/terminal.md."
+)
 
 
 def register(subparsers: Any) -> None:
@@ -61,6 +88,7 @@ def register(subparsers: Any) -> None:
             "Pass-and-play Snakes & Ladders for 1 to 6 seats. Press Enter to roll (q to quit). "
             "When standard input is not a terminal every seat plays automatically."
         ),
+        epilog=_LAYOUT_HELP,
     )
     parser.add_argument(
         "--players",
@@ -92,7 +120,19 @@ def register(subparsers: Any) -> None:
         help="stop with an error after N turns (default 10000)",
     )
     parser.add_argument("--no-board", action="store_true", help="tell the turns in words without drawing the board")
-    parser.add_argument("--no-odds", action="store_true", help="hide each seat's exact chance of winning")
+    parser.add_argument(
+        "--no-odds",
+        action="store_true",
+        help="hide each seat's exact chance of winning (with the bump rule: the odds are solved only for "
+        "up to 3 players on boards small enough to solve in a few seconds; otherwise the screen says why not)",
+    )
+    parser.add_argument(
+        "--no-color",
+        "--no-colour",
+        dest="no_color",
+        action="store_true",
+        help="draw the redrawn screen without colour (as the NO_COLOR environment variable does)",
+    )
     parser.add_argument(
         "--lines",
         action="store_true",
@@ -127,18 +167,19 @@ def run(args: argparse.Namespace) -> int:
     seats = [Seat(show(s.name), show(s.colour)) for s in seats]  # what is printed: control characters escaped
     screen = sys.stdout.isatty() and not args.lines
     display: Any = (
-        ScreenDisplay(board, seats, odds=not args.no_odds, colour=use_colour())
+        ScreenDisplay(board, seats, odds=not args.no_odds, colour=use_colour() and not args.no_color)
         if screen
         else LineDisplay(board, seats, draw_board=not args.no_board, odds=not args.no_odds)
     )
 
     where = show(board.name) or f"a {board.size}-square board"
     title = f"Snakes & Ladders on {where}, rules: {rules.preset_name}, mode: {args.mode}"
-    seats_line = "Seats: " + ", ".join(_seat_text(i, s, i in automatic) for i, s in enumerate(seats))
-    if screen and not args.no_odds:
-        print("Working out the exact odds...", flush=True)
-    odds, why_not = (None, "") if args.no_odds else _odds(board, rules, len(seats), args.mode)
-    display.header([title, seats_line] + ([why_not] if why_not else []))
+    seats_line = "Seats: " + ", ".join(
+        f"[{label}] {s.name} ({s.colour}{', automatic' if i in automatic else ''})"
+        for i, (s, label) in enumerate(zip(seats, display.labels))
+    )
+    odds, why_not = (None, ()) if args.no_odds else _odds(board, rules, len(seats), args.mode, screen=screen)
+    display.header([title, seats_line], note=why_not)
     chances = _chances(odds, game, args.mode)
     while not game.is_over:
         if game.total_turns >= args.max_turns:
@@ -146,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         seat, round_now = game.current_seat, game.round
         name, square = seats[seat].name, game.positions[seat]
         display.before_turn(game, chances)
-        if seat not in automatic and not _ready(f"{name} ({seats[seat].colour}), press Enter to roll (q to quit): "):
+        if seat not in automatic and not _ready(display.prompt(seat)):
             print(f"{name} quits: game abandoned after {_turns(game.total_turns)}.")
             return 1
         if screen and seat in automatic and args.delay:
@@ -164,14 +205,42 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _odds(board: Any, rules: Any, players: int, mode: str) -> tuple[Any, str]:
-    """Exact odds for the game, or None and why they are not shown."""
-    from ..races.core import EXACT_JOINT_PLAYERS
+def _odds(board: Any, rules: Any, players: int, mode: str, *, screen: bool) -> tuple[Any, tuple[str, ...]]:
+    """Exact odds for the game, or None and why they are not shown (longest form first)."""
     from ..races.odds import Odds
 
-    if rules.bump and players > EXACT_JOINT_PLAYERS:
-        return None, f"(no live odds: exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players)"
-    return Odds(board, rules, players=players, mode=mode), ""
+    why_not, states = _bump_cost(board, rules, players)
+    if why_not:
+        return None, why_not
+    if screen:
+        solving = f" (bump rule: {states:,} joint states)" if states else ""
+        print(f"Working out the exact odds{solving}...", flush=True)
+    return Odds(board, rules, players=players, mode=mode), ()
+
+
+def _bump_cost(board: Any, rules: Any, players: int) -> tuple[tuple[str, ...], int]:
+    """Why live odds are not solved under ``bump`` (longest form first; none if they are), and the joint states."""
+    from ..analysis.single import expected_turns
+    from ..races.core import EXACT_JOINT_PLAYERS, joint_chain_states
+
+    if not rules.bump or players < 2:
+        return (), 0
+    if players > EXACT_JOINT_PLAYERS:
+        return (
+            f"No live odds: with the bump rule exact odds are solved for up to {EXACT_JOINT_PLAYERS} players "
+            f"(this game has {players}).",
+            f"No odds: bump rule, over {EXACT_JOINT_PLAYERS} players",
+        ), 0
+    states = joint_chain_states(board, rules, players)
+    turns = expected_turns(board, rules)
+    if states * turns > LIVE_BUMP_WORK:
+        return (
+            f"No live odds: with the bump rule they need the joint chain of {states:,} states, over about "
+            f"{turns:.0f} turns a token: too slow to solve for a live game "
+            f"(the terminal game solves up to {LIVE_BUMP_WORK:,} state-turns).",
+            "No odds: bump rule, too slow to solve",
+        ), states
+    return (), states
 
 
 def _chances(odds: Any, game: Any, mode: str) -> Any:
@@ -246,9 +315,3 @@ def _ready(prompt: str) -> bool:
 
 def _turns(count: int) -> str:
     return f"{count} turn{'' if count == 1 else 's'}"
-
-
-def _seat_text(index: int, seat: Seat, automatic: bool) -> str:
-    from ..game.textboard import token_symbol
-
-    return f"{token_symbol(index)} {seat.name} ({seat.colour}{', automatic' if automatic else ''})"

@@ -4,36 +4,70 @@
 turn unless ``--no-board``, the turn's events in words, each seat's chance
 of winning after it); it is what pipes, scripts and tests see.
 :class:`ScreenDisplay` is for a real terminal: the screen is cleared and
-redrawn in place every turn, sized to the terminal
-(:func:`shutil.get_terminal_size`): the full board when it fits, a compact
-one-line-per-row board when it does not (an 80x24 terminal), each seat's
-square and chance of winning beside its name, and the last few events.
-Tokens and names are coloured with ANSI escapes unless ``NO_COLOR`` is set
-(https://no-color.org) or the output is not a terminal.
+redrawn in place every turn, sized to the terminal as it is at that moment
+(:func:`shutil.get_terminal_size`, read at every redraw, so a resized
+window is followed). Its board takes the first of three layouts that fits
+(:func:`board_layout`):
+
+- ``grid``: the ruled grid, two lines a square (a tall terminal: 31 lines
+  for a 10x10 board, with room left for the seats and three events);
+- ``rows``: one line per row of the board (80x24 for a 10x10 board);
+- ``track``: one line of the squares ahead of the seat to move (any size,
+  40x12 and smaller; any board).
+
+Under the board: a legend for the jump marks (``^38`` ladder up to 38,
+``v27`` snake down to 27), why there are no odds if there are none, each
+seat's token, square and chance of winning, the turn, the last events, and
+then the prompt, shortened to the width. Every line fits the width; lines
+that do not fit the height are dropped (the events first, then the title).
+Tokens are drawn as ``[label]`` (:func:`~snlmarkov.game.textboard.token_labels`:
+distinct for every seat, readable without colour) and coloured with ANSI
+escapes unless ``NO_COLOR`` is set (https://no-color.org), ``--no-color``
+is given or the output is not a terminal.
 
 Examples
 --------
->>> from snlmarkov import Board, Seat
->>> print(compact_board(Board(20, {3: 12, 19: 2}), (12, 0), [Seat("Ann", "red"), Seat("Bob", "blue")], colour=False))
-  20     19v2    18      17      16
-  11      12   1  13      14      15
-  10       9       8       7       6
-   1       2       3^12    4       5
-off the board: 2
+>>> from snlmarkov import Board
+>>> board = Board(20, {3: 12, 19: 2})
+>>> board_layout(board, (12, 0), ["A", "B"], width=40, height=13, focus=1)[0]
+'grid'
+>>> print("\\n".join(board_layout(board, (12, 0), ["A", "B"], width=40, height=8, focus=1)[1]))
+20  19v2   18    17  16
+11  12[A]  13    14  15
+10  9      8     7   6
+1   2      3^12  4   5
+>>> board_layout(board, (12, 0), ["A", "B"], width=20, height=3, focus=12)
+('track', ['< 12[A] 13 14 15 >'])
+>>> legend(board, 40)
+'^12 ladder up to 12, v2 snake down to 2'
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from ..board import Board
-from ..game.textboard import render, token_symbol
+from ..game.textboard import MAX_DRAWN_SQUARES, grid, jump_mark, render, rows, token_labels, track
 
-__all__ = ["LineDisplay", "ScreenDisplay", "compact_board", "use_colour", "paint", "ANSI_COLOURS"]
+__all__ = [
+    "LineDisplay",
+    "ScreenDisplay",
+    "board_layout",
+    "legend",
+    "use_colour",
+    "paint",
+    "ANSI_COLOURS",
+    "LAYOUTS",
+]
+
+#: The board's layouts on the redrawn screen, largest first (see the module).
+LAYOUTS = ("grid", "rows", "track")
 
 #: ANSI foreground codes for the seat colours players are given by default (and a few more).
 ANSI_COLOURS = {
@@ -49,7 +83,78 @@ ANSI_COLOURS = {
     "black": "30",
 }
 
-_CELL = 8  # characters per square in the compact board
+#: Lines kept free for events under the ``grid`` layout (it is only worth it with room to spare).
+_GRID_EVENTS = 3
+
+_TOKEN = re.compile(r"\[([^\[\]\s]+)\]")
+
+
+def board_layout(
+    board: Board,
+    positions: Sequence[int],
+    labels: Sequence[str],
+    *,
+    width: int,
+    height: int,
+    focus: int,
+    grid_spare: int = 0,
+) -> tuple[str, list[str]]:
+    """The first of :data:`LAYOUTS` whose lines fit ``width`` columns and ``height`` lines: its name and lines.
+
+    ``grid`` must leave ``grid_spare`` of the ``height`` lines free; the
+    ``track`` (from square ``focus``) always fits the width, in one line.
+    Boards of more than :data:`~snlmarkov.game.textboard.MAX_DRAWN_SQUARES`
+    squares are always drawn as a track.
+    """
+    columns = board.width
+    count = (board.size + columns - 1) // columns
+    digits = len(str(board.size))
+    if board.size <= MAX_DRAWN_SQUARES:
+        if 3 * count + 1 <= height - grid_spare and columns * (digits + 1) + 1 <= width:
+            here: dict[int, str] = {}
+            for seat, p in enumerate(positions):
+                if p:
+                    here[p] = here.get(p, "") + f"[{labels[seat]}]"
+            top = {sq: f"{sq}{jump_mark(board, sq)}" for sq in range(1, board.size + 1)}
+            lines = grid(board, top, here)
+            if len(lines[0]) <= width:
+                return "grid", lines
+        if count <= height and columns * (digits + 1) - 1 <= width:
+            for gap in (2, 1):
+                lines = rows(board, positions, labels, gap=gap)
+                if max(map(len, lines)) <= width:
+                    return "rows", lines
+    return "track", [track(board, positions, labels, width=width, focus=focus)]
+
+
+def legend(board: Board, width: int) -> str:
+    """A line that reads the jump marks, with the board's own marks as examples, at most ``width`` long.
+
+    The examples are the ladder from the lowest square and the snake from
+    the highest; ``""`` for a board without either.
+
+    Examples
+    --------
+    >>> board = Board.builtin()
+    >>> legend(board, 80), legend(board, 40), legend(board, 30), legend(board, 20), legend(Board(10), 80)
+    ('^38 ladder up to 38, v27 snake down to 27', '^38: ladder to 38, v27: snake to 27', '^38 ladder, v27 snake', '^38 up, v27 down', '')
+    """
+    ladder = min(board.ladders.items(), default=None)
+    snake = max(board.snakes.items(), default=None)
+    forms = []
+    for up, down in (
+        ("{} ladder up to {}", "{} snake down to {}"),
+        ("{}: ladder to {}", "{}: snake to {}"),
+        ("{} ladder", "{} snake"),
+        ("{} up", "{} down"),
+    ):
+        parts = []
+        if ladder is not None:
+            parts.append(up.format(f"^{ladder[1]}", ladder[1]))
+        if snake is not None:
+            parts.append(down.format(f"v{snake[1]}", snake[1]))
+        forms.append(", ".join(parts))
+    return next((f for f in forms if len(f) <= width), forms[-1][:width])
 
 
 def use_colour(stream: Any = None) -> bool:
@@ -86,42 +191,6 @@ def paint(text: str, colour: str, on: bool, bold: bool = False) -> str:
     return f"\x1b[{'1;' if bold else ''}{code}m{text}\x1b[0m"
 
 
-def compact_board(board: Board, positions: Sequence[int], seats: Sequence[Any], *, colour: bool) -> str:
-    """The board in one line per row: each square's number, ``^n``/``vn`` for a ladder or snake, its tokens.
-
-    Rows are drawn top first, as :meth:`Board.cell` lays them out. A square
-    shows at most three tokens (``+`` when more stand there).
-    """
-    w = board.width
-    rows = (board.size + w - 1) // w
-    grid = [["" for _ in range(w)] for _ in range(rows)]
-    here: dict[int, list[int]] = {}
-    for seat, p in enumerate(positions):
-        here.setdefault(int(p), []).append(seat)
-    for sq in range(1, board.size + 1):
-        row, col = board.cell(sq, w)
-        dest = board.jumps.get(sq)
-        mark = "" if dest is None else (f"^{dest}" if dest > sq else f"v{dest}")
-        text = f"{sq:>4}{mark}"
-        tokens = here.get(sq, [])
-        shown = "".join(token_symbol(s) for s in tokens[:3]) + ("+" if len(tokens) > 3 else "")
-        pad = max(_CELL - len(text) - len(shown), 1)
-        if shown and colour:
-            shown = "".join(paint(token_symbol(s), _colour_of(seats[s]), True, bold=True) for s in tokens[:3]) + (
-                "+" if len(tokens) > 3 else ""
-            )
-        grid[row][col] = text + " " * pad + shown if shown else text.ljust(_CELL)
-    lines = ["".join(cell if cell else " " * _CELL for cell in grid[r]).rstrip() for r in range(rows - 1, -1, -1)]
-    off = [s for s, p in enumerate(positions) if p == 0]
-    if off:
-        lines.append("off the board: " + " ".join(paint(token_symbol(s), _colour_of(seats[s]), colour) for s in off))
-    return "\n".join(lines)
-
-
-def _colour_of(seat: Any) -> str:
-    return str(getattr(seat, "colour", ""))
-
-
 def _chance(p: float) -> str:
     """A chance for the screen: ``61.2%``, and ``<0.1%`` or ``>99.9%`` rather than a rounded 0 or 100."""
     if 0.0 < p < 0.0005:
@@ -131,20 +200,43 @@ def _chance(p: float) -> str:
     return f"{p:.1%}"
 
 
+def _shorter(title: str, width: int) -> str:
+    """The title cut to ``width``, without its opening words if that is what it takes."""
+    opening = "Snakes & Ladders on "
+    if len(title) > width and title.startswith(opening):
+        title = title[len(opening) :]
+    return title[:width]
+
+
+def _prompts(name: str, colour: str, mark: str) -> tuple[str, ...]:
+    """The roll prompt, longest first."""
+    return (
+        f"{name} ({colour}), press Enter to roll (q to quit): ",
+        f"{name}: Enter to roll, q to quit: ",
+        f"{mark} Enter rolls, q quits: ",
+        f"{mark} Enter: ",
+    )
+
+
 class LineDisplay:
     """The game told line by line (pipes, scripts, tests): what ``play`` always printed, and the odds."""
 
     def __init__(self, board: Board, seats: Sequence[Any], *, draw_board: bool, odds: bool) -> None:
         self.board, self.seats, self.draw_board, self.odds = board, seats, draw_board, odds
+        self.labels = token_labels([s.name for s in seats])
 
-    def header(self, lines: Sequence[str]) -> None:
-        for line in lines:
+    def header(self, lines: Sequence[str], note: Sequence[str] = ()) -> None:
+        """Print ``lines`` and the longest form of ``note`` (why there are no odds), if any."""
+        for line in [*lines, *note[:1]]:
             print(line)
+
+    def _board(self, game: Any) -> None:
+        print()
+        print(render(self.board, game.positions, self.seats, labels=self.labels))
 
     def before_turn(self, game: Any, chances: Any) -> None:
         if self.draw_board:
-            print()
-            print(render(self.board, game.positions, self.seats))
+            self._board(game)
 
     def after_turn(self, heading: str, said: Sequence[str], game: Any, chances: Any) -> None:
         print(heading)
@@ -155,62 +247,140 @@ class LineDisplay:
 
     def finish(self, game: Any, closing: Sequence[str]) -> None:
         if self.draw_board:
-            print()
-            print(render(self.board, game.positions, self.seats))
+            self._board(game)
         for line in closing:
             print(line)
 
-    def prompt(self, text: str) -> str:
-        return text
+    def prompt(self, seat: int) -> str:
+        """What seat ``seat`` is asked before its roll."""
+        s = self.seats[seat]
+        return _prompts(s.name, s.colour, f"[{self.labels[seat]}]")[0]
 
 
 class ScreenDisplay:
-    """The game on one screen, redrawn in place every turn (a real terminal)."""
+    """The game on one screen, redrawn in place every turn to the terminal's size (see the module)."""
 
-    #: events kept on screen at most
-    KEEP = 8
+    #: event lines kept
+    KEEP = 40
 
     def __init__(self, board: Board, seats: Sequence[Any], *, odds: bool, colour: bool) -> None:
         self.board, self.seats, self.odds, self.colour = board, seats, odds, colour
+        self.labels = token_labels([s.name for s in seats])
+        self.marks = [f"[{label}]" for label in self.labels]
+        self._seat_of = {label: i for i, label in enumerate(self.labels)}
         self.title = ""
         self.events: list[str] = []
         self.chances: Any = None
-        self.note = ""
+        self.note: tuple[str, ...] = ()
+        self.layout = ""  # the board's layout at the last redraw (one of LAYOUTS)
 
-    def header(self, lines: Sequence[str]) -> None:
+    def header(self, lines: Sequence[str], note: Sequence[str] = ()) -> None:
+        """Keep the title (``lines[0]``) and the forms of ``note``, longest first, for every redraw."""
         self.title = lines[0] if lines else ""
-        self.note = lines[2] if len(lines) > 2 else ""
+        self.note = tuple(note)
 
-    def _board_text(self, game: Any, rows_free: int, width: int) -> str:
-        full = render(self.board, game.positions, self.seats)
-        lines = full.splitlines()
-        if len(lines) <= rows_free and max(len(x) for x in lines) <= width:
-            return full
-        return compact_board(self.board, game.positions, self.seats, colour=self.colour)
+    def _note(self, width: int, room: int) -> list[str]:
+        """The longest form of the note that fits in ``room`` lines (at least one line of the shortest)."""
+        for form in self.note:
+            lines = textwrap.wrap(form, width)
+            if len(lines) <= room:
+                return lines
+        return textwrap.wrap(self.note[-1], width)[: max(room, 1)] if self.note else []
 
-    def draw(self, game: Any, status: str) -> None:
+    @staticmethod
+    def size() -> tuple[int, int]:
+        """Columns a line may fill (one short of the terminal's, so no line ends on its edge) and lines."""
         size = shutil.get_terminal_size((80, 24))
-        width, height = max(size.columns, 40), max(size.lines, 12)
-        seat_lines = []
-        for i, s in enumerate(self.seats):
-            name = paint(f"{token_symbol(i)} {s.name}", s.colour, self.colour, bold=i == game.current_seat)
-            where = game.positions[i]
-            square = "home" if where == self.board.size else ("off" if where == 0 else f"on {where}")
-            chance = ""
-            if self.odds and self.chances is not None:
-                chance = f"  win {_chance(float(self.chances[i])):>6}"
-            mover = "  <- to move" if (i == game.current_seat and not game.is_over) else ""
-            seat_lines.append(f"{name} ({s.colour}), {square}{chance}{mover}")
-        fixed = 2 + len(seat_lines) + 1 + 3  # title, status, seats, blank, at least three events
-        board = self._board_text(game, height - fixed, width)
-        board_lines = board.splitlines()
-        room = max(height - 1 - len(board_lines) - len(seat_lines) - 3, 1)
-        shown = self.events[-min(room, self.KEEP) :]
-        out = [paint(self.title[:width], "", self.colour, bold=True)]
-        out += board_lines
-        out += seat_lines
-        out.append(status[:width])
-        out += [e[:width] for e in shown]
+        return max(size.columns - 1, 10), max(size.lines, 3)
+
+    def _seat_lines(self, game: Any, width: int) -> list[str]:
+        """Each seat's token, name, square and chance, in the longest form that fits every seat's line."""
+        forms = [self._seat_forms(game, i) for i in range(len(self.seats))]
+        for k in range(len(forms[0]) - 1):
+            if all(len(f[k]) <= width for f in forms):
+                return [f[k] for f in forms]
+        return [f[-1][:width] for f in forms]
+
+    def _seat_forms(self, game: Any, i: int) -> tuple[str, ...]:
+        s, mark = self.seats[i], self.marks[i]
+        where = game.positions[i]
+        square = "home" if where == self.board.size else ("off" if where == 0 else f"on {where}")
+        chance = ""
+        if self.odds and self.chances is not None:
+            chance = _chance(float(self.chances[i]))
+        moving = i == game.current_seat and not game.is_over
+        return (
+            f"{mark} {s.name} ({s.colour}), {square}"
+            + (f"  win {chance:>6}" if chance else "")
+            + ("  <- to move" if moving else ""),
+            f"{mark} {s.name}, {square}" + (f" win {chance}" if chance else "") + (" <-" if moving else ""),
+            f"{mark} {square}" + (f" {chance}" if chance else "") + (" <-" if moving else ""),
+        )
+
+    def _paint(self, line: str) -> str:
+        """``line`` with every ``[label]`` token in its seat's colour (bold), when colouring."""
+        if not self.colour:
+            return line
+
+        def token(m: re.Match[str]) -> str:
+            seat = self._seat_of.get(m.group(1))
+            if seat is None:
+                return m.group(0)
+            return paint(m.group(0), str(getattr(self.seats[seat], "colour", "")), True, bold=True)
+
+        return _TOKEN.sub(token, line)
+
+    def _painted_seat(self, game: Any, i: int, line: str) -> str:
+        s, mark = self.seats[i], self.marks[i]
+        if not self.colour:
+            return line
+        name = f"{mark} {s.name}"
+        if line.startswith(name):
+            return paint(name, s.colour, True, bold=i == game.current_seat and not game.is_over) + line[len(name) :]
+        return self._paint(line)
+
+    def _events(self, width: int, room: int) -> list[str]:
+        """The last events that fit in ``room`` lines, each whole, wrapped to ``width``."""
+        shown: list[str] = []
+        for event in reversed(self.events):
+            indent = " " * (len(event) - len(event.lstrip()) + 2)
+            lines = [line.rstrip() for line in textwrap.wrap(event, width, subsequent_indent=indent)] or [""]
+            if len(shown) + len(lines) > room:
+                if not shown:  # not even the last one whole: its start
+                    shown = lines[:room]
+                break
+            shown = lines + shown
+        return shown
+
+    def draw(self, game: Any, status: str, closing: Sequence[str] = ()) -> None:
+        """Clear the terminal and draw the game as it stands, fitted to the terminal's size now."""
+        width, height = self.size()
+        seats = self._seat_lines(game, width)
+        below = [legend(self.board, width)] if self.board.jumps else []
+        tail = [line for text in closing for line in (textwrap.wrap(text, width) or [""])]
+        room = height - 1 - len(below) - len(seats) - 1 - len(tail)  # 1: the prompt's line; 1: the status
+        note = self._note(width, room - 1)  # a line left for the board
+        below += note
+        room -= len(note)
+        events = 0 if closing else 1
+        focus = game.winner if game.is_over else game.current_seat
+        self.layout, board = board_layout(
+            self.board,
+            game.positions,
+            self.labels,
+            width=width,
+            height=room - events,
+            focus=game.positions[focus],
+            grid_spare=1 + _GRID_EVENTS - events,
+        )
+        title = [_shorter(self.title, width)] if room - len(board) - events >= 1 else []
+        shown = self._events(width, room - len(board) - len(title))
+        out = [paint(t, "", self.colour, bold=True) for t in title]
+        out += [self._paint(line) for line in board]
+        out += [self._paint(line) for line in below]
+        out += [self._painted_seat(game, i, line) for i, line in enumerate(seats)]
+        out += [status[:width]] + shown + tail
+        out = out[-(height - 1) :]  # a terminal too small for all of it keeps the lines nearest the prompt
         sys.stdout.write("\x1b[H\x1b[2J" + "\n".join(out) + "\n")
         sys.stdout.flush()
 
@@ -225,9 +395,11 @@ class ScreenDisplay:
         self.events = self.events[-self.KEEP :]
 
     def finish(self, game: Any, closing: Sequence[str]) -> None:
-        self.draw(game, "Game over.")
-        for line in closing:
-            print(line)
+        self.draw(game, "Game over.", closing)
 
-    def prompt(self, text: str) -> str:
-        return text
+    def prompt(self, seat: int) -> str:
+        """What seat ``seat`` is asked before its roll: the longest form that fits the terminal's width."""
+        s = self.seats[seat]
+        width, _ = self.size()
+        forms = _prompts(s.name, s.colour, self.marks[seat])
+        return next((f for f in forms if len(f) < width), forms[-1])

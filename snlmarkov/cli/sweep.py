@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import parse_setting, players_arg, workers_arg
+from .common import RULES_HELP, add_die_argument, base_rules, players_arg, rule_changes, workers_arg
 
 __all__ = ["register", "run"]
 
@@ -19,8 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "for every board under every rule preset given.",
     )
     p.add_argument("--board", action="append", default=[], metavar="NAME|FILE", help="board (repeatable)")
-    p.add_argument("--rules", action="append", default=[], metavar="PRESET", help="rule preset (repeatable)")
+    p.add_argument("--rules", action="append", default=[], metavar="PRESET|FILE", help=RULES_HELP + " (repeatable)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="change one rule of every set")
+    add_die_argument(p)
     p.add_argument("--players", type=players_arg, default=1, help="seats of the race (1..6; default 1)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME", help="an extra figure (repeatable)")
     p.add_argument("--workers", type=workers_arg, default=1, help="processes to compute on (default 1)")
@@ -34,11 +35,10 @@ def run(args: argparse.Namespace) -> int:
     import concurrent.futures as cf
     import csv
 
-    from ..rules import Rules
     from ..search.sweep import sweep
 
-    changes = dict(parse_setting(text) for text in args.set)
-    rules = [Rules.preset(name).replace(**changes) for name in (args.rules or ["app"])]
+    changes = rule_changes(args)
+    rules = [base_rules(name).replace(**changes) for name in (args.rules or ["app"])]
     boards = args.board or ["jungle"]
     kw = dict(players=args.players, metrics=args.metric, progress=not args.no_progress, as_frame=False)
     if args.workers > 1:

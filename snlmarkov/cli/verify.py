@@ -26,7 +26,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="verify every stored game, and all of them together, against the exact model",
-        description="Run verify_game on each stored game and the pooled statistical check on all of them.",
+        description=(
+            "Run verify_game on each stored game (the rules, and the signature of the server's key beside "
+            "the database) and the pooled statistical check on all of them."
+        ),
     )
     parser.add_argument("--db", required=True, metavar="FILE", help="the SQLite file of snlmarkov serve --db")
     parser.add_argument("--alpha", type=float, default=1e-4, help="overall significance level (default 1e-4)")

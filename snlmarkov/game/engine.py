@@ -1,4 +1,4 @@
-"""The playable game: seats, turns and rolls, following ``RULES.md`` step by step.
+"""The playable game: seats, turns and rolls, following ``docs/rules.md`` step by step.
 
 :class:`Game` throws the rules' die (a seeded generator or a scripted list of
 rolls), asks the play kernel (:mod:`snlmarkov.playkernel`, shared with the
@@ -113,7 +113,7 @@ class Game:
 
     Notes
     -----
-    A turn follows ``RULES.md`` with the project's readings ("six" is the
+    A turn follows ``docs/rules.md`` with the project's readings ("six" is the
     die's top value): the entering six
     (six to start) is a roll and counts towards the cap; a roll that reaches
     the finish, or overshoots it under ``stay``, ends the turn even on a six;
@@ -473,6 +473,37 @@ class Game:
             raise GameError("the record holds more dice than its turns use")
         if game.record() != record:
             raise GameError("the record does not replay: its log differs from the game its dice give")
+        return game
+
+    @classmethod
+    def resume(cls, record: GameRecord, *, rng: Any = None) -> Game:
+        """Go on with a recorded, unfinished game: replayed, then played with a random die.
+
+        The record is replayed as :meth:`replay` does (and checked the same
+        way); the turns after it roll the die ``rng`` (a seed or generator,
+        as for :class:`Game`).
+
+        Raises
+        ------
+        GameError
+            If the record does not replay, or is over.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game
+        >>> game = Game(Board(10), players=2, rng=5)
+        >>> _ = game.take_turn()
+        >>> again = Game.resume(game.record(), rng=1)
+        >>> again.log == game.log, again.total_turns
+        (True, 1)
+        >>> _ = again.take_turn()
+        >>> again.total_turns
+        2
+        """
+        game = cls.replay(record)
+        if game.is_over:
+            raise GameError("the record is over: there is nothing to resume")
+        game._script, game._rng = None, check_rng(rng)
         return game
 
     # ------------------------------------------------------------ display

@@ -27,6 +27,7 @@ from .jumps import plot_jump_effects
 from .lengths import plot_length_cdf, plot_length_pmf
 from .odds import plot_odds
 from .race import plot_places, plot_win_chances
+from .spinner import plot_spinner_ranges
 from .toggles import plot_toggles
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "plot_occupancy",
     "plot_odds",
     "plot_places",
+    "plot_spinner_ranges",
     "plot_toggles",
     "plot_win_chances",
 ]

@@ -1,76 +1,60 @@
-"""Exact races under the ``bump`` rule: the joint chain of every token.
+"""The exact race under ``bump``: the joint chain of every token run forwards.
 
-With ``bump`` the tokens interact, so the race is a Markov chain over the
-positions of all unfinished tokens and the seat to move. Its structure makes
-it cheap to run forwards without ever forming its matrix:
+The race starts from a point mass on a state (the start, or any moment of a
+game) and is run a turn at a time (:class:`~snlmarkov.races.joint.JointMover`),
+the racing seats in cyclic order from the seat to move
+(:func:`~snlmarkov.races.order.rounds_of`). One loop per mode serves the race
+from the start and the race from a state:
 
-- A seat's turn moves only its own token: the square where the turn ends has
-  the distribution of row ``p`` of :func:`snlmarkov.chain.model.turn_model`
-  (the rolls inside a turn do not depend on the other tokens; only the
-  final resting square counts). So one turn is the sparse turn matrix
-  applied along one axis of the joint probability tensor, then the bump:
-  mass that ended on a square ``1..N-1`` held by another token is moved to
-  ``bump_to`` (tokens on 0 or ``N`` occupy nothing), and mass that reached
-  ``N`` leaves the tensor.
-- The tensor is kept with the axis of the seat to move first and the others
-  in playing order. One turn is then a single sparse-times-dense product
-  ``(n+1, n) @ (n, n**(m-1))``; transposing the result puts the next seat
-  first, so the axes rotate with the play and no other reshuffle is needed.
-- Only squares where a token can rest are kept (square 0, ``bump_to``, and
-  the squares turns can end on from them): jump starts drop out, which
-  makes the three-player tensor of the jungle board about half the size of
-  ``100**3``.
-- Under last one standing, a finishing token leaves and the rest play on in
+- ``classic``: the mass that reaches the finish on a seat's turn is that
+  seat's win, in that round and turn;
+- ``last_one_standing``: a finishing token leaves and the rest play on in
   the chain of one token fewer, which is the same kind of chain; the mass
   that leaves a tensor flows into the smaller one. Tensors are kept per
   finishing order so far, which gives the probability of every order.
+  Rounds and turns follow different clocks once seats have left, so two
+  sets of smaller tensors are kept, one per clock (the full-size tensor,
+  where both clocks agree, is shared).
 
 The iteration runs until less than ``tail`` of the probability is still in
-play, which gives the exact distributions of rounds and total turns (rounds
-and turns follow different clocks once seats have left, so two sets of
-smaller tensors are kept, one per clock; the full-size tensor, where both
-clocks agree, is shared). Expected values are the means of those
-distributions. A tensor left holding less than ``tail / 1000`` is dropped
-and its mass is added to the stated tail, so ``probabilities + tail_mass``
-still sums to one.
+play, which gives the exact distributions of rounds and total turns; the
+expected values are their means. A tensor left holding less than ``tail *
+DROP_FRACTION`` is dropped and its mass is added to the stated tail, so
+``probabilities + tail_mass`` still sums to one.
 
 The full-size tensor is the costly one, and after some rounds it only
-shrinks: each round multiplies it by the same ratio. Once that has settled
-to :data:`SETTLE_TOL` it is no longer moved:
+shrinks: each full round multiplies it by the same ratio. Once that has
+settled to :data:`SETTLE_TOL` it is no longer moved:
 
 - under ``classic`` the remaining rounds are summed as a geometric series
   (the per-round ratio of the mass in play and of every seat's finishing
-  mass has settled);
-- under ``last one standing`` what it sends on is a tensor, not a number,
+  mass has settled, :func:`settled`);
+- under ``last_one_standing`` what it sends on is a tensor, not a number,
   so :class:`SettleWatch` asks that every seat's outflow *vector* scales
-  by the ratio of the mass in play (``||o_r - rho o_{r-1}||_1 <=
-  SETTLE_TOL ||o_r||_1``) and that the ratio is that of the round before.
-  From then on round ``j`` injects ``o_s * rho**j`` from seat ``s`` into
-  the smaller tensors of both clocks, and ``alive * rho**j`` stands for
-  the full tensor's mass wherever it is counted (mass in play, dropping,
-  stopping the clocks, the stall check): a :class:`SettledTensor`. The
-  smaller tensors are still iterated to the tail. On the jungle board with
-  three players under family rules the switch comes at round 163 of 2,405.
+  by the ratio of the mass in play and that the ratio is that of the round
+  before. From then on a :class:`SettledTensor` stands for the full tensor:
+  round ``j`` injects ``o_s * rho**j`` from seat ``s`` into the smaller
+  tensors of both clocks, which are still iterated to the tail.
 
-Both are exact to the tolerance stated at :data:`SETTLE_TOL`; a chain
-that never settles (a leading eigenvalue of the joint chain that is
+A chain that never settles (a leading eigenvalue of the joint chain that is
 defective or shared with another of the same modulus, as on some tiny
-boards) is iterated every round as before.
+boards) is iterated every round.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
 
 from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
-from ..errors import ModelError, SnlError
+from ..errors import SnlError
+from ..state import GameState
+from .joint import JointMover, _add, _next_in, resting_squares
+from .order import play_order, rounds_of
 
 __all__ = [
     "JointMover",
@@ -94,9 +78,9 @@ DROP_FRACTION = 1e-3
 #: round whose mass in play is below ``tail``). Each extrapolated round is
 #: exact to this relative tolerance times its distance from the switch,
 #: so what the tail adds to every figure is within about
-#: ``SETTLE_TOL * alive / (1 - ratio)**2`` of the iterated value (below
-#: 1e-12 on the jungle board); ``tail_mass`` is the mass still in play at
-#: the horizon, as when every round is iterated.
+#: ``SETTLE_TOL * alive / (1 - ratio)**2`` of the iterated value;
+#: ``tail_mass`` is the mass still in play at the horizon, as when every
+#: round is iterated.
 #:
 #: Under last one standing the same tolerance applies to every seat's
 #: outflow vector in the 1-norm (:class:`SettleWatch`): the mass injected
@@ -105,9 +89,8 @@ DROP_FRACTION = 1e-3
 #: only carry it on, so every probability (place, order, each entry of the
 #: length distributions) is within ``SETTLE_TOL * alive * ratio / (1 -
 #: ratio)**2`` of the fully iterated value (``alive`` the mass at the
-#: switch): 1.0e-11 for three players on the jungle board under family
-#: rules (measured: 3e-16), 6.0e-11 for two. ``tail_mass`` is, as there,
-#: the mass in play (extrapolated mass included) when both clocks stop.
+#: switch). ``tail_mass`` is, as there, the mass in play (extrapolated mass
+#: included) when both clocks stop.
 SETTLE_TOL = 1e-12
 
 #: Longest geometric tail summed in closed form (a longer one is iterated).
@@ -115,201 +98,6 @@ MAX_GEOMETRIC_ROUNDS = 10_000_000
 
 #: Rounds between checks that the probability still in play keeps falling.
 STALL_WINDOW = 2000
-
-
-def resting_squares(model: TransitionModel, bump_to: int) -> np.ndarray:
-    """The squares ``0..N-1`` where a token can end a turn.
-
-    Square 0 (the start), ``bump_to`` (where a bumped token is placed) and
-    every square a turn can end on from those, found by a breadth-first
-    search of the turn matrix.
-
-    Examples
-    --------
-    >>> from snlmarkov import Board, Rules, turn_model
-    >>> m = turn_model(Board(6, {2: 5}), Rules.preset("plain"))
-    >>> resting_squares(m, 1).tolist()  # the ladder foot 2 is never a resting square
-    [0, 1, 3, 4, 5]
-    """
-    n = model.absorbing
-    m = sp.csr_matrix(model.matrix)
-    seen = np.zeros(n + 1, dtype=bool)
-    for origin in (0, int(bump_to)):
-        if not seen[origin]:
-            seen[breadth_first_order(m, origin, directed=True, return_predecessors=False)] = True
-    seen[n] = False
-    return np.flatnonzero(seen)
-
-
-@dataclass(frozen=True, eq=False)
-class JointMover:
-    """One seat's turn applied to a joint probability tensor.
-
-    A tensor of ``m`` tokens is a flat array of ``n**m`` entries, ``n`` the
-    number of resting squares; axis 0 is the seat to move, the other axes
-    the seats after it in playing order.
-
-    Attributes
-    ----------
-    squares : numpy.ndarray
-        The resting squares, in increasing order (square 0 first).
-    step : scipy.sparse.csr_matrix
-        ``(n + 1, n)``: the turn matrix restricted to the resting squares,
-        transposed; the last row is the finish.
-    bump : bool
-        Whether the bump rule acts.
-    bump_index : int
-        Position of ``bump_to`` in :attr:`squares`.
-
-    Examples
-    --------
-    Two tokens on a board of 3 squares with a two-faced die; the mover is
-    on square 1, the other token on square 2:
-
-    >>> import numpy as np
-    >>> from snlmarkov import Board, Rules, turn_model
-    >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
-    >>> mover = JointMover.of(turn_model(Board(3), rules), rules)
-    >>> mover.squares.tolist()
-    [0, 1, 2]
-    >>> x = np.zeros(9); x[1 * 3 + 2] = 1.0
-    >>> nxt, out = mover.move(x, 2)
-    >>> float(out.sum())  # a roll of 2 finishes
-    0.5
-    >>> float(nxt[2 * 3 + 1])  # a roll of 1 lands on 2, held by the other token: back to 1
-    0.5
-    """
-
-    squares: np.ndarray = field(repr=False)
-    step: sp.csr_matrix = field(repr=False)
-    bump: bool
-    bump_index: int
-    _tables: dict = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def of(cls, model: TransitionModel, rules: Any) -> JointMover:
-        """Build the mover from a turn model and its rules."""
-        squares = resting_squares(model, rules.bump_to)
-        n = model.absorbing
-        cols = np.append(squares, n)
-        sub = sp.csr_matrix(model.matrix)[squares][:, cols]
-        lost = np.abs(np.asarray(sub.sum(axis=1)).ravel() - 1.0).max()
-        if lost > 1e-12:  # the resting squares are closed under turns by construction
-            raise ModelError("a turn left the resting squares: the joint chain would lose mass")
-        step = sp.csr_matrix(sub.T)
-        step.sum_duplicates()
-        pos = int(np.searchsorted(squares, rules.bump_to))
-        return cls(squares=squares, step=step, bump=bool(rules.bump), bump_index=pos)
-
-    @property
-    def n(self) -> int:
-        """Number of resting squares."""
-        return int(self.squares.size)
-
-    def _bump_table(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The bumped entries of a ``(n, n**(m-1))`` result: flat index, row (square) and column."""
-        if m not in self._tables:
-            n = self.n
-            width = n ** (m - 1)
-            col = np.arange(width, dtype=np.int64)
-            # a mover resting on e is bumped when e is on the board, not bump_to itself, and held by another token
-            bumpable = (self.squares >= 1) & (np.arange(n) != self.bump_index)
-            src, where = [], []
-            for axis in range(m - 1):
-                held = (col // n ** (m - 2 - axis)) % n
-                hit = bumpable[held]
-                src.append(held[hit] * width + col[hit])
-                where.append(col[hit])
-            src_all, first = np.unique(np.concatenate(src), return_index=True)
-            self._tables[m] = (src_all, src_all // width, np.concatenate(where)[first])
-        return self._tables[m]
-
-    def move(self, x: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """One turn of the seat on axis 0 of an ``m``-token tensor.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Flat tensor of ``n**m`` probabilities.
-        m : int
-            Tokens in the tensor.
-
-        Returns
-        -------
-        (numpy.ndarray, numpy.ndarray)
-            The tensor after the turn, rotated so that the next seat is on
-            axis 0 and the mover on the last axis; and the mass that reached
-            the finish, a flat tensor of the other ``m - 1`` tokens in the
-            same order (the next seat first).
-        """
-        n = self.n
-        width = n ** (m - 1)
-        y = np.ascontiguousarray(self.step @ x.reshape(n, width))
-        out = y[n].copy()
-        if self.bump and m > 1:
-            src, _, col = self._bump_table(m)
-            flat = y.reshape(-1)
-            moved = flat[src]
-            flat[src] = 0.0
-            y[self.bump_index] += np.bincount(col, weights=moved, minlength=width)
-        return np.ascontiguousarray(y[:n].T).reshape(-1), out
-
-    def move_many(self, xs: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`move` applied to several ``m``-token tensors at once.
-
-        Returns
-        -------
-        (numpy.ndarray, numpy.ndarray)
-            Row ``b`` of the first array is the moved tensor ``b``, row ``b``
-            of the second its finished mass.
-        """
-        if len(xs) == 1:
-            nxt, out = self.move(xs[0], m)
-            return nxt[None, :], out[None, :]
-        n = self.n
-        width = n ** (m - 1)
-        batch = len(xs)
-        stacked = np.stack([x.reshape(n, width) for x in xs], axis=1).reshape(n, batch * width)
-        y = np.ascontiguousarray(self.step @ stacked).reshape(n + 1, batch, width)
-        out = y[n].copy()
-        if self.bump and m > 1:
-            _, row, col = self._bump_table(m)
-            moved = y[row, :, col]  # (entries, batch)
-            y[row, :, col] = 0.0
-            where = (col[:, None] + width * np.arange(batch)[None, :]).ravel()
-            y[self.bump_index] += np.bincount(where, weights=moved.ravel(), minlength=batch * width).reshape(
-                batch, width
-            )
-        return np.ascontiguousarray(y[:n].transpose(1, 2, 0)).reshape(batch, n * width), out
-
-    def move_all(self, keys: list, store: dict, size_of: Any) -> list:
-        """:meth:`move_many` of the tensors ``store[key]`` for ``keys``, batched by ``size_of(key)`` (tokens).
-
-        Returns ``[(key, moved, finished), ...]``.
-        """
-        groups: dict[int, list] = defaultdict(list)
-        for key in keys:
-            groups[size_of(key)].append(key)
-        done: list = []
-        for m, group in groups.items():
-            nxt, out = self.move_many([store[key] for key in group], m)
-            done.extend(zip(group, nxt, out))
-        return done
-
-
-def _next_in(alive: tuple[int, ...], seat: int) -> int:
-    """The first seat of ``alive`` after ``seat`` in playing order (cyclic)."""
-    for a in alive:
-        if a > seat:
-            return a
-    return alive[0]
-
-
-def _add(store: dict, key: Any, x: np.ndarray) -> None:
-    if key in store:
-        store[key] += x
-    else:
-        store[key] = x
 
 
 class _Stall:
@@ -340,10 +128,11 @@ def joint_race(
     mode: str,
     *,
     tail: float,
+    state: GameState | None = None,
     max_rounds: int = 1_000_000,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Exact race figures from the joint chain of all tokens.
+    """Exact race figures from the joint chain of all tokens, from the start or from ``state``.
 
     Parameters
     ----------
@@ -356,6 +145,11 @@ def joint_race(
     mode : {"classic", "last_one_standing"}
     tail : float
         Stop when less than this probability is still in play.
+    state : GameState, optional
+        Start from this state (not over, one square per seat) instead of the
+        start: the racing seats play in cyclic order from the seat to move,
+        the round in progress is round 1, and finishing orders begin with
+        the seats already finished.
     max_rounds : int
         Refuse to go on beyond this many rounds.
     progress : bool
@@ -366,6 +160,11 @@ def joint_race(
     -------
     dict
         Keyword arguments for :class:`snlmarkov.races.core.RaceResult`.
+
+    Raises
+    ------
+    GameError
+        If a racing token of ``state`` is on a square where no turn ends.
 
     Examples
     --------
@@ -378,16 +177,25 @@ def joint_race(
     >>> out = joint_race(turn_model(Board(4), rules), rules, 2, "classic", tail=1e-14)
     >>> (out["win_probability"] * 32).round(9).tolist()
     [25.0, 7.0]
+
+    From a state, on a board of 4 squares (stay): seat 0 on 3 waits for a
+    1; seat 1 on 2, to move, finishes with a 2 and is bumped back to 1 by a
+    1 (seat 0 holds 3). Seat 1 wins with probability 6/11.
+
+    >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
+    >>> out = joint_race(turn_model(Board(4), rules), rules, 2, "classic", tail=1e-14, state=GameState((3, 2), 1))
+    >>> (out["win_probability"] * 11).round(9).tolist()
+    [5.0, 6.0]
     """
     mover = JointMover.of(model, rules)
-    k = int(players)
-    full = np.zeros(mover.n**k)
-    full[0] = 1.0  # every token on square 0 (index 0), seat 0 to move
+    state = GameState.initial(int(players)) if state is None else state
+    order, _ = play_order(state)
+    full = mover.point([state.positions[s] for s in order], order)
     stall = _Stall(max_rounds)
-    with _RoundsBar(progress, f"exact race, {k} players") as bar:
+    with _RoundsBar(progress, f"exact race, {len(order)} players") as bar:
         if mode == "classic":
-            return _classic(mover, full, k, tail, stall, bar)
-        return _last_one_standing(mover, full, k, tail, stall, bar)
+            return _classic(mover, full, state, tail, stall, bar)
+        return _last_one_standing(mover, full, state, tail, stall, bar)
 
 
 class _RoundsBar:
@@ -448,39 +256,41 @@ def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None
 
 
 def _classic(
-    mover: JointMover, full: np.ndarray, k: int, tail: float, stall: _Stall, bar: _RoundsBar
+    mover: JointMover, full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
+    k, m = state.players, len(state.racing)
     win = np.zeros(k)
     rounds_pmf, turns_pmf = [0.0], [0.0]
-    alive, rnd = 1.0, 0
+    alive = 1.0
     prev: np.ndarray | None = None
     prev_ratio: np.ndarray | None = None
-    while alive >= tail:
-        rnd += 1
+    for rnd, seats in enumerate(rounds_of(state), start=1):
         in_round = 0.0
-        this = np.zeros(k + 1)
-        for s in range(k):
-            full, out = mover.move(full, k)
+        this = []
+        for s in seats:
+            full, out = mover.move(full, m)
             w = float(out.sum())
             win[s] += w
             in_round += w
             turns_pmf.append(w)
-            this[s] = w
+            this.append(w)
         rounds_pmf.append(in_round)
         alive = float(full.sum())
-        this[k] = alive
         stall.check(rnd, alive)
         bar.round(alive)
-        is_settled, ratio = settled(prev, this, prev_ratio)
-        prev, prev_ratio = this, ratio
-        if is_settled and alive >= tail:  # the rest is a geometric series: extend it to the same horizon
-            powers = geometric_rounds(float(ratio[-1]), alive, tail)
-            if powers is not None:
-                win += this[:k] * float(powers.sum())
+        if len(seats) == m:  # a full round: once its ratios have settled, the rest is a geometric series
+            vec = np.array(this + [alive])
+            is_settled, ratio = settled(prev, vec, prev_ratio)
+            prev, prev_ratio = vec, ratio
+            powers = geometric_rounds(float(ratio[-1]), alive, tail) if is_settled and alive >= tail else None
+            if powers is not None:  # extend it to the same horizon
+                win[list(seats)] += vec[:-1] * float(powers.sum())
                 rounds_pmf.extend((in_round * powers).tolist())
-                turns_pmf.extend((powers[:, None] * this[None, :k]).ravel().tolist())
+                turns_pmf.extend((powers[:, None] * vec[None, :-1]).ravel().tolist())
                 alive *= float(powers[-1])
                 break
+        if alive < tail:
+            break
     return {
         "win_probability": win,
         "place_probability": win[:, None].copy(),
@@ -571,36 +381,92 @@ class SettleWatch:
         return SettledTensor(outflows, ratio, mass) if ok else None
 
 
-def _last_one_standing(  # noqa: C901, PLR0915
-    mover: JointMover, full: np.ndarray | None, k: int, tail: float, stall: _Stall, bar: _RoundsBar | None = None
+class _Clocks:
+    """The smaller tensors of a last-one-standing race, on both clocks, and what they have counted.
+
+    Rounds clock: tensors by finishing order so far (all share the clock of
+    the full tensor). Turns clock: tensors by (seats still racing, seat to
+    move).
+    """
+
+    def __init__(self, mover: JointMover, state: GameState) -> None:
+        self.mover, self.k = mover, state.players
+        self.places = tuple(state.places)
+        self.racing = tuple(sorted(state.racing))
+        self.by_order: dict[tuple[int, ...], np.ndarray] = {}
+        self.orders: dict[tuple[int, ...], float] = defaultdict(float)
+        self.rounds_pmf = [0.0]
+        self.by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+        self.turns_pmf = [0.0]
+        self.dropped = {"rounds": 0.0, "turns": 0.0}
+        self.tail_of = {"rounds": 0.0, "turns": 0.0}
+        self.live = {"rounds": True, "turns": True}
+
+    def new_round(self) -> None:
+        if self.live["rounds"]:
+            self.rounds_pmf.append(0.0)
+
+    def turn(self, s: int, rnd: int, t: int, out_full: np.ndarray | None) -> None:
+        """Seat ``s`` plays turn ``t`` (of round ``rnd``) in every smaller tensor; ``out_full`` finished in the full one."""
+        if self.live["rounds"]:
+            movers = [prefix for prefix in self.by_order if s not in prefix]
+            for prefix, x, out in self.mover.move_all(movers, self.by_order, lambda p: self.k - len(p)):
+                self.by_order[prefix] = x
+                self._finish(prefix + (s,), out, rnd)
+            if out_full is not None:
+                self._finish(self.places + (s,), out_full.copy(), rnd)
+        if self.live["turns"]:
+            self.turns_pmf.append(0.0)
+            nxt_store: dict = {}
+            for (alive, seat), y, out in self.mover.move_all(list(self.by_turn), self.by_turn, lambda key: len(key[0])):
+                _add(nxt_store, (alive, _next_in(alive, seat)), y)
+                left = tuple(a for a in alive if a != seat)
+                if left:
+                    _add(nxt_store, (left, _next_in(left, seat)), out)
+                else:
+                    self.turns_pmf[t] += float(out.sum())
+            rest = tuple(a for a in self.racing if a != s)
+            if out_full is not None and rest:
+                _add(nxt_store, (rest, _next_in(rest, s)), out_full)
+            elif out_full is not None:  # the last token home
+                self.turns_pmf[t] += float(out_full.sum())
+            self.by_turn = nxt_store
+
+    def _finish(self, child: tuple[int, ...], out: np.ndarray, rnd: int) -> None:
+        """Mass whose token finished, the finishing order so far ``child``: a complete order, or a smaller tensor."""
+        if len(child) == self.k:
+            w = float(out.sum())
+            self.orders[child] += w
+            self.rounds_pmf[rnd] += w
+        else:
+            _add(self.by_order, child, out)
+
+    def figures(self) -> dict[str, Any]:
+        k = self.k
+        place = np.zeros((k, k))
+        for order, p in self.orders.items():
+            place[list(order), np.arange(k)] += p
+        rounds, turns = np.array(self.rounds_pmf), np.array(self.turns_pmf)
+        return {
+            "win_probability": place[:, 0].copy(),
+            "place_probability": place,
+            "order_probability": {o: self.orders.get(o, 0.0) for o in itertools.permutations(range(k))},
+            "rounds_distribution": LengthDistribution(rounds, tail_mass=self.tail_of["rounds"], unit="rounds"),
+            "turns_distribution": LengthDistribution(turns, tail_mass=self.tail_of["turns"], unit="turns"),
+        }
+
+
+def _last_one_standing(
+    mover: JointMover, full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
-    seats = tuple(range(k))
+    clocks = _Clocks(mover, state)
+    m = len(clocks.racing)
     drop = tail * DROP_FRACTION
-    # round clock: tensors by finishing order so far (all share the clock of the full tensor)
-    by_order: dict[tuple[int, ...], np.ndarray] = {}
-    orders: dict[tuple[int, ...], float] = defaultdict(float)
-    rounds_pmf = [0.0]
-    # turn clock: tensors by (seats still racing, seat to move)
-    by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
-    turns_pmf = [0.0]
-    dropped = {"rounds": 0.0, "turns": 0.0}
-    tail_of = {"rounds": 0.0, "turns": 0.0}
-    live = {"rounds": True, "turns": True}
-    rnd = t = 0
-
-    alive_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
-
-    def alive_of(prefix: tuple[int, ...]) -> tuple[int, ...]:
-        if prefix not in alive_cache:
-            alive_cache[prefix] = tuple(a for a in seats if a not in prefix)
-        return alive_cache[prefix]
-
     watch = SettleWatch()
     current: np.ndarray | SettledTensor | None = full
-    while live["rounds"] or live["turns"]:
-        rnd += 1
-        if live["rounds"]:
-            rounds_pmf.append(0.0)
+    t = 0
+    for rnd, seats in enumerate(rounds_of(state), start=1):
+        clocks.new_round()
         if isinstance(current, SettledTensor):
             current.next_round()
         outflows: dict[int, np.ndarray] = {}
@@ -608,57 +474,21 @@ def _last_one_standing(  # noqa: C901, PLR0915
             t += 1
             out_full = None
             if isinstance(current, np.ndarray):
-                current, out_full = mover.move(current, k)
+                current, out_full = mover.move(current, m)
                 outflows[s] = out_full.copy()
             elif current is not None:
                 out_full = current.outflow(s)
-            rest = alive_of((s,))
-            if live["rounds"]:
-                movers = [prefix for prefix in by_order if s not in prefix]
-                for prefix, x, out in mover.move_all(movers, by_order, lambda p: k - len(p)):
-                    by_order[prefix] = x
-                    child = prefix + (s,)
-                    if len(child) == k:
-                        w = float(out.sum())
-                        orders[child] += w
-                        rounds_pmf[rnd] += w
-                    else:
-                        _add(by_order, child, out)
-                if out_full is not None:
-                    _add(by_order, (s,), out_full.copy())
-            if live["turns"]:
-                turns_pmf.append(0.0)
-                nxt_store: dict = {}
-                for (alive, seat), y, out in mover.move_all(list(by_turn), by_turn, lambda key: len(key[0])):
-                    _add(nxt_store, (alive, _next_in(alive, seat)), y)
-                    left = tuple(a for a in alive if a != seat)
-                    if left:
-                        _add(nxt_store, (left, _next_in(left, seat)), out)
-                    else:
-                        turns_pmf[t] += float(out.sum())
-                if out_full is not None:
-                    _add(nxt_store, (rest, _next_in(rest, s)), out_full)
-                by_turn = nxt_store
-
-        current, in_play = end_of_round(current, by_order, by_turn, live, dropped, tail_of, drop, tail)
-        if not live["rounds"] and not live["turns"]:
+            clocks.turn(s, rnd, t, out_full)
+        current, in_play = end_of_round(
+            current, clocks.by_order, clocks.by_turn, clocks.live, clocks.dropped, clocks.tail_of, drop, tail
+        )
+        if not clocks.live["rounds"] and not clocks.live["turns"]:
             break
         stall.check(rnd, in_play)
-        if bar is not None:
-            bar.round(in_play)
+        bar.round(in_play)
         if isinstance(current, np.ndarray):  # once its rounds are geometric, stop moving the full tensor
             current = watch.feed(outflows, float(current.sum())) or current
-
-    place = np.zeros((k, k))
-    for order, p in orders.items():
-        place[list(order), np.arange(k)] += p
-    return {
-        "win_probability": place[:, 0].copy(),
-        "place_probability": place,
-        "order_probability": dict(orders),
-        "rounds_distribution": LengthDistribution(np.array(rounds_pmf), tail_mass=tail_of["rounds"], unit="rounds"),
-        "turns_distribution": LengthDistribution(np.array(turns_pmf), tail_mass=tail_of["turns"], unit="turns"),
-    }
+    return clocks.figures()
 
 
 def end_of_round(

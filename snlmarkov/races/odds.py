@@ -1,11 +1,12 @@
 """Exact odds from any moment of a game, built once and answered at once.
 
-:class:`Odds` does the work of :func:`~snlmarkov.races.core.race` for every
-state of a game up front, so that ``odds(state)`` is a look-up and a few
-vector operations:
+:class:`Odds` answers from any state as :func:`~snlmarkov.races.core.race`
+with ``state=`` does, by the same code
+(:class:`~snlmarkov.races.fromstate.StateRace`), with the work done once up
+front, so that ``odds(state)`` is a look-up and a few vector operations:
 
 - without ``bump``, the turns-to-finish distribution of a token from every
-  square (:func:`~snlmarkov.races.fromstate.first_passage`, one backward
+  square (:func:`~snlmarkov.races.passage.first_passage`, one backward
   sweep); a state's figures combine the distributions of its racing seats;
 - with ``bump`` and 2 or 3 players, the value equations of the joint chain
   solved once for every joint state
@@ -27,32 +28,15 @@ from typing import Any
 import numpy as np
 
 from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
+from ..args import board_arg, mode_arg, players_arg, rules_arg
 from ..board import Board
-from ..chain.model import turn_model
 from ..errors import GameError, SnlError
 from ..rules import Rules
 from ..state import GameState
-from .bump import JointMover
-from .core import (
-    _METHOD_INDEPENDENT,
-    _METHOD_JOINT,
-    _METHOD_OVER,
-    EXACT_JOINT_PLAYERS,
-    RaceResult,
-    _board_rules,
-    _mode,
-    _players,
-    _tail,
-)
-from .fromstate import (
-    FirstPassage,
-    _reachable,
-    finished_figures,
-    first_passage,
-    independent_from,
-    joint_from,
-    play_order,
-)
+from .core import EXACT_JOINT_PLAYERS, check_tail
+from .fromstate import StateRace
+from .joint import JointMover
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
@@ -127,7 +111,7 @@ class OddsTimeline:
 
     @property
     def values(self) -> np.ndarray:
-        """The array the issue asks for: ``win`` in classic, ``places`` under last one standing."""
+        """The mode's odds per state: ``win`` in classic, ``places`` under last one standing."""
         return self.win if self.mode == "classic" else self.places
 
 
@@ -188,7 +172,7 @@ class Swing:
         )
 
 
-class Odds:
+class Odds(StateRace):
     """Exact race figures from any state of a game, solved once.
 
     Parameters
@@ -213,8 +197,8 @@ class Odds:
     Notes
     -----
     Building costs one backward sweep of the single-token chain (no
-    ``bump``) or one solve of the joint chain's value equations (``bump``;
-    a few seconds for 3 players on a standard board). A query
+    ``bump``) or one solve of the joint chain's value equations (``bump``).
+    A query
     ``odds(state)`` solves nothing: without ``bump`` it combines the racing
     seats' turns-to-finish distributions; with ``bump`` it reads the
     chances and expectations of the state, and its length distributions
@@ -241,36 +225,25 @@ class Odds:
         *,
         tail: float = DEFAULT_TAIL,
     ) -> None:
-        board, rules = _board_rules(board, rules)
-        k = _players(players)
-        self.mode = _mode(mode)
-        tail = _tail(tail)
+        board, rules = board_arg(board), rules_arg(rules)
+        k = players_arg(players)
+        mode = mode_arg(mode)
+        tail = check_tail(tail)
         rules.check_board(board)
         if rules.bump and k > EXACT_JOINT_PLAYERS:
             raise SnlError(
                 f"exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players, not {k}; "
                 "race(..., state=...) estimates one state by simulation"
             )
-        self.board, self.rules, self.players, self.tail = board, rules, k, float(tail)
-        self._model = turn_model(board, rules)
-        self._origins = (0, rules.bump_to) if rules.bump else (0,)
-        self._first_passage: FirstPassage | None = None
-        self._reachable = _reachable(self._model, self._origins)
-        if not (rules.bump and k > 1 and self.mode == "classic"):  # classic with bump never needs it
-            self._first_passage = first_passage(self._model, self.tail, self._origins)
+        super().__init__(board, rules, k, mode, tail=tail)
         self._table = None
         if rules.bump and k > 1:
             self._mover = JointMover.of(self._model, rules)
             self._table = build_value_table(self._mover, k, self.mode)
             self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
+        else:
+            self._passage  # noqa: B018 (built now: every query reads it)
         self.method = _METHOD_JOINT if self._table is not None else _METHOD_INDEPENDENT
-
-    @property
-    def _passage(self) -> FirstPassage:
-        """Every square's turns-to-finish distribution (built on first use)."""
-        if self._first_passage is None:
-            self._first_passage = first_passage(self._model, self.tail, self._origins)
-        return self._first_passage
 
     def __repr__(self) -> str:
         return (
@@ -279,22 +252,6 @@ class Odds:
         )
 
     # ------------------------------------------------------------ queries
-    def check(self, state: GameState) -> GameState:
-        """Validate ``state`` for these odds (seats, board, rules, mode); return it."""
-        if not isinstance(state, GameState):
-            raise GameError(f"state must be a GameState; got {type(state).__name__}")
-        if state.players != self.players:
-            raise GameError(f"state has {state.players} seats' squares for odds of {self.players} players")
-        state.validate(self.board, self.rules, self.mode)
-        for seat in state.racing:
-            if not self._reachable[state.positions[seat]]:
-                raise GameError(f"GameState.positions[{seat}] = {state.positions[seat]}: no token rests on that square")
-        return state
-
-    def __call__(self, state: GameState) -> RaceResult:
-        """The race figures from ``state`` (a :class:`RaceResult`, as ``race(..., state=state)``)."""
-        return self._result(self.check(state), orders=True)
-
     def win_probability(self, state: GameState) -> np.ndarray:
         """Each seat's chance of finishing first from ``state`` (the quickest query).
 
@@ -310,35 +267,14 @@ class Odds:
         """``[seat, place - 1]`` from ``state``: one column (the win) in classic, all places under last one standing."""
         return self._places(self.check(state))[1]
 
-    def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
-        """Win and place probabilities only (no orders, no distributions)."""
-        if not state.is_over(self.board, self.mode):
-            order, _ = play_order(state)
-            if self._table is None or len(order) == 1:
-                fp = self._passage
-                lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
-                out = independent_from(lengths, state, self.mode, places_only=True)
-                return out["win_probability"], out["place_probability"]
-        r = self._result(state, orders=False)
-        return r.win_probability, r.place_probability
-
-    def _common(self) -> dict[str, Any]:
-        return {"board": self.board, "rules": self.rules, "players": self.players, "mode": self.mode}
-
-    def _result(self, state: GameState, *, orders: bool) -> RaceResult:
-        common = self._common()
-        if state.is_over(self.board, self.mode):
-            return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, self.mode))
-        order, _ = play_order(state)
-        if self._table is None or len(order) == 1:
-            fp = self._passage
-            lengths = [(fp.pmf(state.positions[s]), float(fp.tails[state.positions[s]])) for s in order]
-            figures = independent_from(lengths, state, self.mode, order_probabilities=orders)
-            return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
-        return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **self._joint(state))
-
     def _joint(self, state: GameState) -> dict[str, Any]:
-        assert self._table is not None
+        """The figures of a state with ``bump`` and several seats racing, read from the value table.
+
+        The chances and expectations are the table's; the length
+        distributions are run forwards from the state when first used.
+        """
+        if self._table is None:  # pragma: no cover - the table is built whenever bump races have several seats
+            return super()._joint(state)
         k = self.players
         racing = state.racing
         m = len(racing)
@@ -380,7 +316,7 @@ class Odds:
 
         def compute() -> dict[str, Any]:
             if not cache:
-                cache.update(joint_from(self._model, self.rules, state, self.mode, tail=self.tail))
+                cache.update(StateRace._joint(self, state))
             return cache
 
         return {

@@ -1,50 +1,39 @@
 """The bump race's value equations, solved once for every joint state.
 
-For the joint chain of :mod:`snlmarkov.races.bump` (the square of every
+For the joint chain of :mod:`snlmarkov.races.joint` (the square of every
 racing token and the seat to move) every figure a state's odds need is a
 *value*: a function ``v`` of the joint state with ``v = r + P v``, ``P`` one
 turn of the chain and ``r`` what that turn pays (1 on reaching the finish
 for a seat's chance of winning, 1 per turn for the expected turns left, 1
-per new round for the rounds left). One backward turn is the adjoint of the
-forward one (:class:`~snlmarkov.races.bump.JointMover`): the sparse turn
-matrix, transposed, applied along the mover's axis of the value tensor,
-after the bump has copied the value of ``bump_to`` onto the squares a
-moving token would be bumped from.
+per new round for the rounds left). One backward turn
+(:mod:`snlmarkov.races.backward`) is the adjoint of the forward one.
 
-Under ``classic`` the equations are solved a turn at a time: play is the
-same for every seat and the value tensor is kept mover-first, so one
-backward turn ``T`` maps the values onto themselves (relabelled: the seat
-``r`` places after the mover becomes ``r - 1`` places after the next one).
-The expected turns left solve ``(I - T) E = 1``, and every chance of
-winning follows from the same series ``d_t = T^t 1`` (the chance that
-nobody has finished ``t`` turns from a state), summed by its residue
-``t mod k``: it is run a turn at a time, with one addition per turn, until
-``d_t`` is ``rho`` times ``d_{t-k}`` in every entry (to
-:data:`POWER_SETTLE_TOL` of the largest), and the rest of each residue
-class is summed as the geometric series of ``rho``
-(:func:`_classic_series_values`; 3 players on the jungle board with family
-rules: about 500 turns, the forward race's 480 and one addition each, no
-Krylov vector work). The true residual of every equation is checked
-(``k + 1`` more turns). If the series has not settled within
-:data:`POWER_MAX_TURNS` turns or a residual is too large, the chances of
-winning, Fourier-transformed over ``r``, are solved as the same system
-shifted by the ``k``-th roots of unity (:func:`_classic_turn_values`). One run of
-BiCGSTAB for shifted systems (:func:`~snlmarkov.races.shifted.shifted_bicgstab`)
-gives them all, two turns per step: for 3 players on the jungle board
-with family rules, about 130 steps (260 turns, against the forward race's
-480 turns and its geometric tail). If that run falls short (no
-convergence, or a true residual above :data:`_TRUE_RESIDUAL` times the
-goal), the round below is used instead. The values agree with the forward
-chain from any state to about 1e-13 (tests: 1e-12 on probabilities).
+Under ``classic`` play is the same for every seat and the value tensor is
+kept mover-first, so one backward turn ``T`` maps the values onto
+themselves (relabelled: the seat ``r`` places after the mover becomes
+``r - 1`` places after the next one). The expected turns left solve ``(I -
+T) E = 1`` and the chances of winning follow from the same operator. Three
+solvers are tried in turn, each checked by the true residual of every
+equation, the next taking over when one falls short:
+
+1. the series ``d_t = T^t 1`` (the chance that nobody has finished ``t``
+   turns from a state), summed by its residue ``t mod k``, run a turn at a
+   time until ``d_t`` is ``rho`` times ``d_{t-k}`` in every entry (to
+   :data:`POWER_SETTLE_TOL` of the largest); the rest of each residue class
+   is the geometric series of ``rho`` (:func:`_classic_series_values`);
+2. the chances of winning, Fourier-transformed over ``r``, as the system of
+   ``E`` shifted by the ``k``-th roots of unity, all from one run of
+   BiCGSTAB for shifted systems (:func:`_classic_turn_values`,
+   :func:`~snlmarkov.races.shifted.shifted_bicgstab`);
+3. the round-level solve below.
 
 A round (every seat once) maps the values with seat 0 to move onto
 themselves: ``x = c + A x``. It is solved by BiCGSTAB with the round as its
-operator (``A`` is never formed), far fewer rounds than running the chain
-until its tail is gone; then one more backward round gives the values with
-every other seat to move. This is how ``last_one_standing`` is solved,
-where a finishing token hands over to the chain of one token fewer, whose
-values (for the same relative seat order) are solved first; the single
-token's are the expected turns of one player.
+operator (``A`` is never formed); then one more backward round gives the
+values with every other seat to move. This is how ``last_one_standing`` is
+solved, where a finishing token hands over to the chain of one token fewer,
+whose values (for the same relative seat order) are solved first; the
+single token's are the expected turns of one player.
 
 Values kept, per chain of ``m`` racing tokens (relabelled ``0..m-1`` in seat
 order), for every seat to move and joint state:
@@ -68,18 +57,11 @@ import scipy.sparse.linalg as spla
 
 from ..chain.threads import one_blas_thread
 from ..errors import SnlError
-from .bump import JointMover
+from .backward import Backward, Turn
+from .joint import JointMover
 from .shifted import shifted_bicgstab
 
-try:  # the sparse product straight into a buffer (``A @ X`` allocates its result: page faults on every turn)
-    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
-except ImportError:  # pragma: no cover - a scipy that moved its private kernels: fall back to ``@``
-    _csr_matvecs = None
-
 __all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL", "TURN_RTOL"]
-
-#: Columns of a value tensor transposed at a time (keeps the copy in cache).
-_BLOCK = 512
 
 #: The series of :func:`_classic_series_values` is taken as settled when every
 #: entry of ``d_t`` is ``rho d_{t-k}`` to this, relative to its largest entry.
@@ -133,143 +115,6 @@ def _orders(m: int) -> list[tuple[int, ...]]:
     return list(itertools.permutations(range(m)))
 
 
-class _Backward:
-    """Backward turns of the joint chain (the adjoint of :meth:`JointMover.move`)."""
-
-    def __init__(self, mover: JointMover) -> None:
-        self.mover = mover
-        self.step_t = sp.csr_matrix(mover.step.T)
-        self.step_t.sort_indices()
-        self.n = mover.n
-        self._buffers: dict[int, np.ndarray] = {}
-
-    def turn(
-        self, nxt: np.ndarray, m: int, finish: np.ndarray, add_moved: np.ndarray, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Values before one turn of the seat on axis 0, for ``b`` values.
-
-        ``nxt``: ``(b, n**m)`` values after the turn, one row per value, the
-        tensor's axes from the next seat on and the mover last (the layout
-        :meth:`JointMover.move` returns); ``finish``: ``(b, n**(m-1))``
-        values when the mover finishes, axes from the next seat;
-        ``add_moved``: ``(b,)`` paid when the mover does not finish. Returns
-        ``(b, n**m)`` with the mover's axis first (into ``out`` if given).
-        Per value: one transposed copy (in blocks, to stay in cache) and one
-        sparse product, which writes the mover-first layout directly.
-        """
-        n = self.n
-        width = n ** (m - 1)
-        b = nxt.shape[0]
-        if out is None:
-            out = np.empty((b, n * width))
-        w = self._buffer(m)
-        flat = w.reshape(-1)
-        bumped = self.mover.bump and m > 1
-        if bumped:
-            at, source = self._bumped(m)
-        st = self.step_t
-        for c in range(b):
-            src = nxt[c].reshape(width, n)
-            for lo in range(0, width, _BLOCK):
-                w[:n, lo : lo + _BLOCK] = src[lo : lo + _BLOCK].T
-            if add_moved[c]:
-                w[:n] += add_moved[c]
-            w[n] = finish[c]
-            if bumped:
-                flat[at] = flat[source]
-            if _csr_matvecs is None:  # pragma: no cover
-                out[c] = (st @ w).reshape(-1)
-            else:  # straight into the output row (``@`` would allocate a result and copy it)
-                out[c] = 0.0
-                _csr_matvecs(n, n + 1, width, st.indptr, st.indices, st.data, flat, out[c])
-        return out
-
-    def _bumped(self, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """Flat indices into the ``(n + 1, n**(m-1))`` buffer: the bumped entries, and the bump_to entry of each."""
-        key = -m
-        if key not in self._buffers:
-            _, row, col = self.mover._bump_table(m)
-            width = self.n ** (m - 1)
-            self._buffers[key] = np.stack([row * width + col, self.mover.bump_index * width + col])
-        pair = self._buffers[key]
-        return pair[0], pair[1]
-
-    def _buffer(self, m: int) -> np.ndarray:
-        if m not in self._buffers:
-            self._buffers[m] = np.empty((self.n + 1, self.n ** (m - 1)))
-        return self._buffers[m]
-
-
-class _Turn:
-    """``I - T``, ``T`` one backward turn of the ``m``-token classic chain as a linear map of one value tensor.
-
-    Classic play is the same for every seat, and the value tensor is kept
-    with the mover's axis first and the others in playing order, so the
-    values after a turn are the same function of the next state whoever
-    moved: ``(T v)(x) = sum_y P(x, y) v(y)``, ``y`` read with its own mover
-    first (nothing is paid: the finish adds 0). One application: a blocked
-    transpose (the mover's axis comes last in ``y``'s layout), the bump (the
-    value of ``bump_to`` copied onto the squares a moving token would be
-    bumped from), and one sparse product accumulated onto a copy of the
-    input, all in buffers made once.
-    """
-
-    def __init__(self, mover: JointMover, m: int) -> None:
-        n = mover.n
-        self.n, self.width = n, n ** (m - 1)
-        self.q = sp.csr_matrix(mover.step[:n].T)  # (from, to) among the resting squares
-        self.q.sort_indices()
-        self.minus = -self.q.data
-        self.work = np.empty((n, self.width))
-        self.bumped = mover.bump and m > 1
-        if self.bumped:  # flat indices into the work buffer: the bumped entries and the bump_to entry of their column
-            _, row, col = mover._bump_table(m)
-            self.bumped_at = row * self.width + col
-            self.bumped_from = mover.bump_index * self.width + col
-        self.turns = 0
-
-    def _gather(self, src: np.ndarray, acc: np.ndarray | None = None, summed: bool = False) -> tuple[np.ndarray, float]:
-        """The work buffer (``src`` with the mover's axis first, the bump applied) and ``src``'s sum.
-
-        With ``acc``, ``src`` is also added onto it, block by block while
-        each block is in cache.
-        """
-        n, width, w = self.n, self.width, self.work
-        self.turns += 1
-        grid = src.reshape(width, n)
-        total = 0.0
-        for lo in range(0, width, _BLOCK):
-            block = grid[lo : lo + _BLOCK]
-            w[:, lo : lo + _BLOCK] = block.T
-            if acc is not None:
-                acc[lo * n : (lo + block.shape[0]) * n] += block.reshape(-1)
-            if summed:
-                total += float(block.sum())
-        flat = w.reshape(-1)
-        if self.bumped:
-            flat[self.bumped_at] = flat[self.bumped_from]
-        return flat, total
-
-    def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
-        """Write ``(I - T) src`` into ``out`` (flat tensors of ``n**m`` values)."""
-        flat, _ = self._gather(src)
-        if _csr_matvecs is None:  # pragma: no cover
-            np.subtract(src, (self.q @ self.work).reshape(-1), out=out)
-            return
-        np.copyto(out, src)
-        _csr_matvecs(self.n, self.n, self.width, self.q.indptr, self.q.indices, self.minus, flat, out)
-
-    def turn(self, src: np.ndarray, out: np.ndarray, acc: np.ndarray | None = None) -> float:
-        """Write ``T src`` into ``out`` (and add ``src`` onto ``acc``); return ``src``'s sum."""
-        flat, total = self._gather(src, acc, summed=True)
-        if _csr_matvecs is None:  # pragma: no cover
-            out[:] = (self.q @ self.work).reshape(-1)
-            return total
-        out.fill(0.0)
-        _csr_matvecs(self.n, self.n, self.width, self.q.indptr, self.q.indices, self.q.data, flat, out)
-        return total
-
-
 def _classic_series_values(  # noqa: C901, PLR0915
     mover: JointMover, k: int, max_turns: int = POWER_MAX_TURNS
 ) -> tuple[list[np.ndarray], np.ndarray, int] | None:
@@ -288,26 +133,24 @@ def _classic_series_values(  # noqa: C901, PLR0915
     t + 1]``: one tensor in and one out per turn, as in the forward race);
     then ``d_t = C_t - C_{t-k}`` is iterated and added onto them, for the
     last few dozen turns, where the settling is tested to full precision
-    (differences of the class sums would lose about three digits). 3
-    players on the jungle board with family rules: 495 turns. ``None``
+    (differences of the class sums would lose about three digits). ``None``
     when the series has not settled within ``max_turns`` turns or the true
     residuals of the equations (checked with ``k + 1`` more turns) are above
     the goal of :func:`_classic_turn_values`.
     """
-    apply = _Turn(mover, k)
+    apply = Turn(mover, k)
     size = mover.n**k
     # first the class sums themselves: C_t = sum of d_s, s <= t, s = t mod k, so that
     # C_{t+1} = T C_t + [k divides t + 1]: one tensor in, one out per turn (as the forward race)
-    classes = [np.empty(size) for _ in range(k + 1)]  # C_t, ..., C_{t-k}
-    classes[0].fill(1.0)
+    classes = [np.ones(size)] + [np.empty(0)] * k  # C_t, ..., C_{t-k}
     totals = [float(size)]  # sum of every C_t so far
     t = 0
     rho = prev_rho = 0.0
     while True:
         if t >= max_turns:
             return None
-        cur, nxt = classes[t % (k + 1)], classes[(t + 1) % (k + 1)]
-        totals[t] = apply.turn(cur, nxt)  # nxt = T C_t (the sum of C_t comes with it)
+        nxt, totals[t] = apply.turn(classes[t % (k + 1)])  # nxt = T C_t (the sum of C_t comes with it)
+        classes[(t + 1) % (k + 1)] = nxt
         totals.append(0.0)
         if (t + 1) % k == 0:
             nxt += 1.0
@@ -332,9 +175,9 @@ def _classic_series_values(  # noqa: C901, PLR0915
     rho = prev_rho = 0.0
     passed = 0
     while t < max_turns:
-        cur = ring[t % (k + 1)]
-        nxt = ring[(t + 1) % (k + 1)]  # overwrites d_{t-k}, no longer needed
-        mass[t % (k + 1)] = apply.turn(cur, nxt, sums[t % k])  # d_{t+1} = T d_t; D_(t mod k) += d_t
+        # d_{t+1} = T d_t (in the place of d_{t-k}, no longer needed); D_(t mod k) += d_t
+        nxt, mass[t % (k + 1)] = apply.turn(ring[t % (k + 1)], sums[t % k])
+        ring[(t + 1) % (k + 1)] = nxt
         t += 1
         if t <= start + k + 1:
             continue
@@ -386,7 +229,7 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
 
     With the mover's axis first, let ``F_r`` be the chance that the seat
     ``r`` places after the mover wins and ``E`` the expected turns left; one
-    turn ``T`` (:class:`_Turn`) gives ``F_r = [r = 0] f + T F_{r-1 mod k}``
+    turn ``T`` (:class:`~snlmarkov.races.backward.Turn`) gives ``F_r = [r = 0] f + T F_{r-1 mod k}``
     (``f`` the chance that the mover finishes now) and ``E = 1 + T E``. The
     discrete Fourier transform over ``r``, ``G_j = sum_r w^(-jr) F_r`` with
     ``w = exp(2 pi i / k)``, decouples the first: ``(I - w^-j T) G_j = f``,
@@ -401,7 +244,7 @@ def _classic_turn_values(mover: JointMover, k: int, maxiter: int) -> tuple[list[
 
     Returns ``(F_0..F_{k-1}, E, turns applied)``.
     """
-    apply = _Turn(mover, k)
+    apply = Turn(mover, k)
     size = mover.n**k
     ones = np.ones(size)
     roots = np.exp(2j * np.pi * np.arange(1, k // 2 + 1) / k)
@@ -446,7 +289,7 @@ def _single_turns(mover: JointMover) -> np.ndarray:
 
 
 def _solve_chain(
-    back: _Backward,
+    back: Backward,
     m: int,
     names: tuple[Any, ...],
     finish_of: Any,
@@ -594,61 +437,37 @@ def build_value_table(
 ) -> ValueTable:
     """Solve the value equations of the joint chain of ``players`` tokens (and, under last one standing, fewer).
 
-    Cost under ``classic`` (``turn_level``): one shifted BiCGSTAB run of
-    two backward turns (one sparse product with a tensor of ``n**players``
-    entries each) per step, for every value at once; memory: about 12
-    tensors. Otherwise, for each value, a BiCGSTAB solve whose every step is
-    one backward round (``players`` sparse products), then one more round;
-    memory: ``players`` tensors per value. ``turn_level=False`` solves
-    ``classic`` by rounds too (a cross-check, and the fallback).
+    Cost under ``classic`` (``turn_level``): the series of backward turns
+    (one sparse product with a tensor of ``n**players`` entries each) to its
+    settled tail, every value at once, memory ``2 * players + 2`` tensors;
+    failing that, one shifted BiCGSTAB run of two backward turns per step
+    (about 12 tensors). Otherwise, for each value, a BiCGSTAB solve whose
+    every step is one backward round (``players`` sparse products), then one
+    more round; memory: ``players`` tensors per value. ``turn_level=False``
+    solves ``classic`` by rounds (a cross-check, and the last fallback).
 
     Examples
     --------
-    The example of :func:`~snlmarkov.races.fromstate.joint_from`: seat 1 on
+    The example of :func:`~snlmarkov.races.bump.joint_race` (from a state): seat 1 on
     2 to move, seat 0 on 3; seat 0 wins with probability 5/11. With seat 1
     to move (``values[1]``) the tensor's axes are seat 1's square, then
     seat 0's.
 
     >>> from snlmarkov import Board, Rules, turn_model
-    >>> from snlmarkov.races.bump import JointMover
+    >>> from snlmarkov.races.joint import JointMover
     >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
     >>> table = build_value_table(JointMover.of(turn_model(Board(4), rules), rules), 2, "classic")
     >>> chain, sq = table.chains[2], list(table.mover.squares)
     >>> round(float(chain.values[1][chain.names.index(("win", 0)), sq.index(2) * len(sq) + sq.index(3)]) * 11, 9)
     5.0
     """
-    back = _Backward(mover)
+    back = Backward(mover)
     n = mover.n
     k = int(players)
     chains: dict[int, ChainValues] = {}
     total = 0
     if mode == "classic":
-        # the rounds left follow from the turns left and the winner (see rounds_from_turns): no value for them
-        names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns",)
-
-        def finish_classic(j: int) -> np.ndarray:
-            fin = np.zeros((len(names), n ** (k - 1)))
-            if j < k - 1:
-                fin[names.index(("win", j))] = 1.0
-            return fin
-
-        lone = _single_turns(mover)
-        if not np.all(np.isfinite(lone)) or lone.min() < 1.0 or lone.max() > 1e12:
-            raise SnlError("a token cannot finish from some resting square: the race would never end")
-        with one_blas_thread():
-            solved = (
-                (_classic_series_values(mover, k) or _classic_turn_values(mover, k, maxiter)) if turn_level else None
-            )
-        if solved is not None:
-            f, expected, total = solved
-            # seat j to move: absolute seat i places (i - j) mod k after the mover
-            values = tuple(np.stack([f[(i - j) % k] for i in range(k - 1)] + [expected]) for j in range(k))
-            chains[k] = ChainValues(m=k, names=names, values=values)
-            return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
-        moved = np.array([0.0] * (k - 1) + [1.0])
-        wrap = np.zeros(k)
-        chain, total = _solve_chain(back, k, names, finish_classic, moved, wrap, maxiter)
-        chains[k] = chain
+        chains[k], total = _classic_chain(back, k, maxiter, turn_level)
         return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
 
     # last one standing: chains of 1, 2, ..., k tokens
@@ -681,6 +500,33 @@ def build_value_table(
         chains[m] = chain
         total += its
     return ValueTable(mover=mover, mode=mode, players=k, chains=chains, iterations=total)
+
+
+def _classic_chain(back: Backward, k: int, maxiter: int, turn_level: bool) -> tuple[ChainValues, int]:
+    """The classic values of ``k`` tokens: the series, else the shifted Krylov run, else rounds (see the module)."""
+    mover, n = back.mover, back.n
+    # the rounds left follow from the turns left and the winner (see rounds_from_turns): no value for them
+    names: tuple[Any, ...] = tuple(("win", i) for i in range(k - 1)) + ("turns",)
+    lone = _single_turns(mover)
+    if not np.all(np.isfinite(lone)) or lone.min() < 1.0 or lone.max() > 1e12:
+        raise SnlError("a token cannot finish from some resting square: the race would never end")
+    solved = None
+    if turn_level:
+        with one_blas_thread():
+            solved = _classic_series_values(mover, k) or _classic_turn_values(mover, k, maxiter)
+    if solved is not None:
+        f, expected, total = solved
+        # seat j to move: absolute seat i places (i - j) mod k after the mover
+        values = tuple(np.stack([f[(i - j) % k] for i in range(k - 1)] + [expected]) for j in range(k))
+        return ChainValues(m=k, names=names, values=values), total
+
+    def finish(j: int) -> np.ndarray:
+        fin = np.zeros((len(names), n ** (k - 1)))
+        if j < k - 1:
+            fin[names.index(("win", j))] = 1.0
+        return fin
+
+    return _solve_chain(back, k, names, finish, np.array([0.0] * (k - 1) + [1.0]), np.zeros(k), maxiter)
 
 
 def _sum_orders(chain: ChainValues, j: int) -> np.ndarray:

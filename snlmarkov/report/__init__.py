@@ -2,7 +2,8 @@
 to a folder with ``summary.json`` and ``summary.md``.
 
 Public names are imported lazily, so ``snlmarkov.report.defaults`` can be read
-without numpy or matplotlib.
+without numpy or matplotlib. ``PUZZLE_CHAIN`` (a read-only mapping ``{83: 84,
+84: 97}``) is the chain of jumps that :func:`compare_house_rules` adds to a board.
 
 Examples
 --------

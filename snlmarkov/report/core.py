@@ -16,6 +16,7 @@ deterministically (the same bytes on every run of the same code):
 ``race_places.png``           finishing-place heat maps (last one standing)
 ``crosscheck.png``, ``.svg``  simulated versus exact game length, with the verdict
 ``odds.png``                  one seeded game: each seat's exact chance after every turn
+``spinner.png``, ``.svg``     expected turns for each spinner range 1..n (n = 2..30), app rules
 ``summary.json``, ``.md``     every headline figure, as data and as tables
 ============================  =====================================================
 
@@ -47,6 +48,7 @@ from ..limits import clean_text
 from ..plots._common import board_label
 from ..rules import FINISH_RULES, MODES, Rules
 from .defaults import DEFAULT_GAMES, DEFAULT_SEED, DPI, MIN_GAMES
+from .spinner import spinner_markdown
 
 __all__ = [
     "ToggleCase",
@@ -74,6 +76,7 @@ STAGES = (
     "value of each ladder and snake",
     "multi-player races",
     "cross-check by simulation",
+    "spinner ranges compared",
     "summary tables",
 )
 
@@ -175,7 +178,7 @@ def _case(board: Board, rules: Rules, variant: str) -> ToggleCase:
 
 
 def compare_house_rules(board: Board | None = None, base: Rules | None = None) -> tuple[ToggleCase, ...]:
-    """Exact game length under each house rule of ``RULES.md`` that goes beyond the 12 combinations.
+    """Exact game length under each house rule of ``docs/rules.md`` that goes beyond the 12 combinations.
 
     The cases, each against its reference: the base rules; ``on_cap="restart"``
     (a six after the cap sends the token back to square 0); ``bounce``, and
@@ -480,6 +483,8 @@ def write_report(
         stage(8)
         _crosscheck(writer, main, games, seed, summary)
         stage(9)
+        _spinners(writer, board, summary)
+        stage(10)
         summary["files"] = sorted(writer.files + ["summary.json", "summary.md"])
         summary = _round(summary)
         writer.text("summary.json", json.dumps(summary, indent=2, sort_keys=False) + "\n")
@@ -710,6 +715,17 @@ def _crosscheck(writer: _Writer, analysis: Analysis, games: int, seed: int, summ
     }
 
 
+def _spinners(writer: _Writer, board: Board, summary: dict) -> None:
+    from ..plots import plot_spinner_ranges
+    from .spinner import compare_spinners, spinner_summary
+
+    sweep = compare_spinners(board, Rules.preset("app"))
+    fig = _figure(7.0, 4.6)
+    plot_spinner_ranges(sweep, fig.subplots())
+    writer.figure(fig, "spinner", svg=True)
+    summary["spinner"] = spinner_summary(sweep, "app")
+
+
 # ------------------------------------------------------------------ markdown
 def _markdown(summary: Mapping[str, Any]) -> str:
     board = summary["board"]
@@ -782,6 +798,8 @@ def _markdown(summary: Mapping[str, Any]) -> str:
             "",
         ]
         lines += [f"- {story}" for story in game["swings"]]
+    if "spinner" in summary:
+        lines += spinner_markdown(summary["spinner"])
     lines += ["", "## Files", ""]
     lines += [f"- [{name}]({name})" for name in summary["files"]]
     return "\n".join(lines) + "\n"

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from ..analysis.single import Analysis, analyze
+from ..args import mode_arg, players_arg
 from ..board import Board
-from ..errors import BoardError, GameError, LimitError, MetricError, RuleError, SnlError, SweepError
+from ..errors import BoardError, LimitError, MetricError, RuleError, SnlError, SweepError
 from ..limits import limit, show_value
 from ..races.core import race
-from ..rules import MODES, Rules
+from ..rules import Rules
 from ..sim.parallel import seed_root
 
 __all__ = [
@@ -141,12 +142,20 @@ def _as_rules(rules: Any, cap: int) -> list[Rules]:
     return out
 
 
+def _fields(rules: Rules) -> dict[str, Any]:
+    """The rule fields as plain data, the die always as ``die`` (its text form, ``d6`` for the fair die)."""
+    out = rules.to_dict()
+    out.pop("faces", None)
+    out["die"] = rules.die.spec
+    return out
+
+
 def _rules_label(r: Rules) -> str:
     name = r.preset_name
     if name != "custom":
         return name
-    app = Rules().to_dict()
-    diff = ", ".join(f"{k}={v}" for k, v in r.to_dict().items() if app.get(k) != v)
+    app = _fields(Rules())
+    diff = ", ".join(f"{k}={v}" for k, v in _fields(r).items() if app.get(k) != v)
     return f"app({diff})"
 
 
@@ -156,10 +165,7 @@ def _quantile_name(q: float) -> str:
 
 
 def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, metrics: Any) -> dict[str, Any]:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 1 <= int(players) <= 6:
-        raise GameError(f"players must be an integer 1..6; got {show_value(players)}")
-    if mode not in MODES:
-        raise RuleError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    players, mode = players_arg(players), mode_arg(mode)
     qs = []
     for raw in _several(quantiles, "quantiles"):
         if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, float, np.integer, np.floating)):
@@ -372,7 +378,8 @@ def sweep(
             packed[id(b)] = pack_board(b)
         tasks.append((i, packed[id(b)], r, seeds[i]))
     results = _run(tasks, options, executor, chunksize, progress)
-    varying = [k for k in Rules().to_dict() if len({repr(r.to_dict()[k]) for r in rules_list}) > 1]
+    dicts = [_fields(r) for r in rules_list]
+    varying = [k for k in dicts[0] if len({repr(d[k]) for d in dicts}) > 1]
     first_index: dict[Board, int] = {}  # a board's label counts from its first place in the list
     for k, b in enumerate(board_list):
         first_index.setdefault(b, k)
@@ -385,7 +392,7 @@ def sweep(
             "snakes": len(b.snakes),
             "rules": _rules_label(r),
         }
-        head.update({k: r.to_dict()[k] for k in varying})
+        head.update({k: _fields(r)[k] for k in varying})
         head.update(results[i])
         records.append(head)
     if not as_frame:

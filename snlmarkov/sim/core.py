@@ -1,7 +1,7 @@
 """Fast Monte Carlo simulation of Snakes & Ladders games.
 
 :func:`simulate` plays many games at once with numpy, rolling the rules' die
-(any :class:`~snlmarkov.dice.Die`) and applying the rules of ``RULES.md``
+(any :class:`~snlmarkov.dice.Die`) and applying the rules of ``docs/rules.md``
 step by step through the play kernel (:mod:`snlmarkov.playkernel`); it
 shares no code with the transition matrices, so comparing the two
 (:mod:`snlmarkov.checks.crosschecking`) tests both.

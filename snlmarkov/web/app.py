@@ -250,6 +250,8 @@ async def _create_room(request: Request) -> Response:
         return _refuse(status, code, str(exc), 60.0 if status != 400 else None)
     if room.kind == "local":
         await room.start()
+    else:
+        await room.save()  # with a store: on disk, so that a restart keeps it
     return JSONResponse(
         {
             "room": room.id,

@@ -10,9 +10,14 @@ in online rooms a human seat that has not rolled after ``countdown`` seconds
 is skipped (:meth:`Game.skip_turn`: no roll is made for it).
 
 Everything here runs on one asyncio event loop; a room's state only changes
-inside its synchronous methods, so no two changes interleave. The only await
-in a change is the write of a finished game to the store, made *before* the
-result is broadcast.
+while it holds its lock (:attr:`Room.lock`), so no two changes interleave.
+The awaits inside a change are the writes to the store (:mod:`.persist`),
+each made *before* what it writes is broadcast, and a starting game's short
+wait for its odds.
+
+With a store, every room is written at each change and a restarted server
+brings the open ones back (:meth:`RoomManager.start`); a graceful stop leaves
+them as they are, to be resumed.
 
 Kinds of room: ``"local"`` (pass & play and play with AI: every seat is
 given at creation, the game starts at once, no countdown) and ``"online"``
@@ -36,13 +41,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..board import Board
+from ..dice import Die
 from ..errors import SnlError
 from ..game.engine import Game
 from ..game.events import Event
 from ..game.seats import Seat
+from ..reach import check_winnable
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
+from . import persist
 from .limits import ServerLimits, client_key
 from .odds import LiveOdds, OddsSolver
+from .persist import digest
 from .protocol import MAX_SEATS, Message, ProtocolError, check_colour, check_name
 
 __all__ = ["Room", "RoomManager", "Connection", "SeatSlot", "rules_from_data", "rules_fields", "KINDS"]
@@ -51,14 +60,37 @@ log = logging.getLogger("snlmarkov.web")
 
 #: kinds of room
 KINDS = ("local", "online")
-#: largest die a room accepts (the exact odds build a turn matrix per rule set)
+#: most values a room's die may show (the exact odds build a turn matrix per rule set)
 MAX_FACES = 12
+#: the largest move a room's die may show
+MAX_ROOM_MOVE = 100
+#: the longest custom die text (Die.parse's forms) a room takes
+MAX_DIE_TEXT = 120
+#: the dice the house-rules form offers by name: (text form, label); any other text form is a custom die.
+#: Efron's dice A (0,0,4,4,4,4) and B (3,3,3,3,3,3) leave squares of the built-in boards from which the
+#: finish cannot be reached, so a room refuses them there: they are left to the custom form.
+ROOM_DICE = (
+    ("d6", "Fair die 1-6"),
+    ("d4", "Fair die 1-4"),
+    ("d8", "Fair die 1-8"),
+    ("2d6", "Two dice summed, 2-12"),
+    ("spinner:10", "Spinner 1-10"),
+    ("efron-c", "Efron's die C: 2,2,2,2,6,6"),
+    ("efron-d", "Efron's die D: 1,1,1,5,5,5"),
+    ("cowries:4", "Four cowrie shells (none up scores 8)"),
+)
 #: event texts kept for a newcomer's log
 LOG_TAIL = 80
 #: messages queued for one slow connection before it is dropped
 OUTBOX = 1000
 #: statuses of a room whose game is not over
 _LIVE = ("lobby", "starting", "playing")
+#: messages that change a lobby (written before what they change is told)
+_LOBBY_CHANGES = ("join", "configure", "add_ai", "remove_seat")
+#: extra seconds of the first countdown after a restart (the pages reconnect within 10 s)
+RESTORE_GRACE = 10.0
+#: WebSocket close code a graceful stop gives (1012: service restart; the pages reconnect)
+CLOSE_RESTART = 1012
 
 
 def _token() -> str:
@@ -79,8 +111,9 @@ def rules_fields() -> list[dict[str, Any]]:
             item.update(kind="bool")
         elif f.name == "max_sixes":
             item.update(kind="int_or_none", min=1, max=6)
-        elif f.name == "faces":
-            item.update(kind="int", min=2, max=MAX_FACES)
+        elif f.name == "die":  # a named die or a custom text form
+            choices = [{"value": text, "spec": Die.parse(text).spec, "label": label} for text, label in ROOM_DICE]
+            item.update(kind="die", default=Die().spec, choices=choices, max_length=MAX_DIE_TEXT)
         elif isinstance(default, int):
             item.update(kind="int", min=1, max=1000)
         elif isinstance(default, str):
@@ -97,8 +130,9 @@ def rules_from_data(data: Any, board: Board) -> Rules:
     Raises
     ------
     ProtocolError
-        For an unknown field, a value of the wrong kind, a die over
-        :data:`MAX_FACES` faces, or rules the board cannot be played by.
+        For an unknown field, a value of the wrong kind, a die of more than
+        :data:`MAX_FACES` values or a move over :data:`MAX_ROOM_MOVE`, or
+        rules the board cannot be played by.
 
     Examples
     --------
@@ -107,19 +141,32 @@ def rules_from_data(data: Any, board: Board) -> Rules:
     """
     if not isinstance(data, Mapping):
         raise ProtocolError("rules must be an object", "bad_field")
-    for value in data.values():
+    for key, value in data.items():
         if value is not None and not isinstance(value, (bool, int, str)):
             raise ProtocolError("rule values are true/false, integers, text or null", "bad_field")
-        if isinstance(value, str) and len(value) > 40:
+        if key == "die" and isinstance(value, str) and len(value) > MAX_DIE_TEXT:
+            raise ProtocolError(f"die: a custom die is at most {MAX_DIE_TEXT} characters", "bad_field")
+        if key != "die" and isinstance(value, str) and len(value) > 40:
             raise ProtocolError("rule value too long", "bad_field")
     try:
         rules = Rules().replace(**dict(data))
-        rules.check_board(board)
+        _check_playable(rules, board)
     except (SnlError, TypeError) as exc:
         raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
-    if len(rules.die.values) > MAX_FACES:
-        raise ProtocolError(f"faces must be at most {MAX_FACES}", "bad_rules")
+    die = rules.die
+    if len(die.values) > MAX_FACES or die.top > MAX_ROOM_MOVE:
+        raise ProtocolError(
+            f"rules refused: die: a room's die shows at most {MAX_FACES} values, each at most {MAX_ROOM_MOVE}; "
+            f"{die.spec[:60]} shows {len(die.values)} up to {die.top}",
+            "bad_rules",
+        )
     return rules
+
+
+def _check_playable(rules: Rules, board: Board) -> None:
+    """:meth:`Rules.check_board`, and the board can be finished with this die (a die may leave squares stuck)."""
+    rules.check_board(board)
+    check_winnable(board, rules, rules.bump)
 
 
 @dataclass
@@ -131,6 +178,18 @@ class SeatSlot:
     ai: bool = False
     secret: str = field(default_factory=_token, repr=False)
     connected: int = 0
+    digest: str = field(default="", repr=False)  # the secret's hash, all a restored seat knows of it
+
+    def __post_init__(self) -> None:
+        if not self.digest:
+            self.digest = digest(self.secret)
+
+    def opens(self, secret: str) -> bool:
+        """Whether ``secret`` is this seat's (a restored seat learns its secret back from it)."""
+        if not hmac.compare_digest(self.digest, digest(secret)):
+            return False
+        self.secret = self.secret or secret
+        return True
 
     def public(self) -> dict[str, Any]:
         return {"name": self.name, "colour": self.colour, "ai": self.ai, "connected": self.ai or self.connected > 0}
@@ -184,14 +243,17 @@ class Room:
         mode: str,
         countdown: float,
         owner: str = "",
+        *,
+        board: Board | None = None,
     ) -> None:
         self.manager = manager
         self.owner = owner  # the client key of the address that created it
         self.id = secrets.token_urlsafe(12)
         self.kind = kind
         self.host_secret = _token()
+        self.host_digest = digest(self.host_secret)
         self.board_name = board_name
-        self.board = manager.boards[board_name]
+        self.board = manager.boards[board_name] if board is None else board
         self.rules = rules
         self.mode = mode
         self.countdown = countdown
@@ -208,6 +270,12 @@ class Room:
         self._unstored = False  # abandoned, and its game not stored yet
         self._timer: asyncio.Task | None = None
         self.idle_since = time.monotonic()
+        self.lock = asyncio.Lock()  # held by every change: no two interleave, awaits included
+        self._held: list[tuple[Connection | None, str]] | None = None  # messages waiting for a write
+        self.saving = "ok" if manager.persists else "off"  # how the last write to the store went
+        self.restored = False  # brought back from the store by this server
+        self.odds_method = ""  # a restored room's odds method before the restart
+        self._fresh_for: tuple[int, int] | None = None  # (turn, seat): a full countdown when that seat is back
         self.turn_times: list[float] = []  # monotonic time each turn was applied (load benchmark)
 
     # ------------------------------------------------------------ views
@@ -234,6 +302,9 @@ class Room:
             "log": list(self.texts),
             "game_id": self.game_id,
             "paused": self.paused,
+            "saving": self.saving,
+            "restored": self.restored,
+            "server": self.manager.boot,
         }
 
     def remaining(self) -> float:
@@ -248,14 +319,33 @@ class Room:
         """Send ``body`` to every connection with the room's next sequence number."""
         self.seq += 1
         text = json.dumps({**body, "seq": self.seq})
+        if self._held is not None:
+            self._held.append((None, text))
+            return
         for conn in self.conns:
             conn.push(text)
+
+    def _send(self, conn: Connection, body: dict[str, Any]) -> None:
+        """Send ``body`` to one connection (after the change is written, when one is being made)."""
+        if self._held is not None:
+            self._held.append((conn, json.dumps(body)))
+        else:
+            conn.push(body)
+
+    def _release(self) -> None:
+        held, self._held = self._held or [], None
+        for conn, text in held:
+            for c in self.conns if conn is None else (conn,):
+                c.push(text)
 
     def broadcast_room(self) -> None:
         self.broadcast({"type": "room", **self.snapshot()})
 
     def _is_host(self, secret: str) -> bool:
-        return hmac.compare_digest(secret, self.host_secret)
+        if not hmac.compare_digest(digest(secret), self.host_digest):
+            return False
+        self.host_secret = self.host_secret or secret  # a restored room learns it back
+        return True
 
     def _need_host(self, msg: Message) -> None:
         if not self._is_host(msg.fields["secret"]):
@@ -265,13 +355,26 @@ class Room:
         if self.status != "lobby":
             raise ProtocolError(f"{what}: the game has already started", "not_in_lobby")
 
-    async def handle(self, conn: Connection, msg: Message) -> None:  # noqa: C901
+    async def handle(self, conn: Connection, msg: Message) -> None:
         """Apply one checked message from ``conn``; ProtocolError refuses it (nothing changed)."""
-        kind, f = msg.type, msg.fields
         self.idle_since = time.monotonic()
-        if kind == "ping":
+        if msg.type == "ping":
             conn.push({"type": "pong"})
-        elif kind == "hello":
+            return
+        async with self.lock:
+            if msg.type not in _LOBBY_CHANGES:
+                await self._handle(conn, msg)
+                return
+            self._held = []  # what the change sends waits until it is written
+            try:
+                await self._handle(conn, msg)
+                await self._persist()
+            finally:
+                self._release()
+
+    async def _handle(self, conn: Connection, msg: Message) -> None:  # noqa: C901
+        kind, f = msg.type, msg.fields
+        if kind == "hello":
             self._hello(conn, f)
         elif kind == "join":
             self._join(conn, f["name"], f["colour"])
@@ -294,14 +397,14 @@ class Room:
             for c in self.conns:  # seats after it move down one; each browser is told its new seat
                 if c.seat >= seat:
                     c.seat = -1 if c.seat == seat else c.seat - 1
-                    c.push({"type": "you", "seat": c.seat, "host": c.host})
+                    self._send(c, {"type": "you", "seat": c.seat, "host": c.host})
             self.broadcast_room()
         elif kind == "start":
             self._need_host(msg)
             self._need_lobby("start")
             if len(self.seats) < 2:
                 raise ProtocolError("start: a game needs at least 2 seats", "too_few_seats")
-            await self.start()
+            await self._start()
         elif kind == "roll":
             await self._roll(f["seat"], f["secret"])
 
@@ -315,7 +418,7 @@ class Room:
                 conn.host = True
                 seat = 0 if self.kind == "online" else -1
             else:
-                seat = next((i for i, s in enumerate(self.seats) if hmac.compare_digest(s.secret, secret)), -2)
+                seat = next((i for i, s in enumerate(self.seats) if s.opens(secret)), -2)
                 if seat == -2:
                     raise ProtocolError("hello: that secret opens no seat of this room", "bad_secret")
         conn.greeted = True
@@ -331,6 +434,11 @@ class Room:
         if seat >= 0:
             self.seats[seat].connected += 1
             self._maybe_resume(seat)
+            game = self.game
+            if self._fresh_for is not None and game is not None and self._fresh_for == (game.total_turns, seat):
+                self._fresh_for = None  # back after a restart: a full countdown from now, not what was left
+                if self.status == "playing" and self.deadline:
+                    self._schedule()
 
     def _join(self, conn: Connection, name: str, colour: str) -> None:
         if self.kind != "online":
@@ -340,7 +448,7 @@ class Room:
             raise ProtocolError("join: this browser already holds a seat", "already_seated")
         slot = self._add_seat(name, colour, ai=False)
         self._claim(conn, len(self.seats) - 1)
-        conn.push({"type": "joined", "seat": conn.seat, "secret": slot.secret})
+        self._send(conn, {"type": "joined", "seat": conn.seat, "secret": slot.secret})
         self.broadcast_room()
 
     def _add_seat(self, name: str, colour: str, *, ai: bool) -> SeatSlot:
@@ -359,7 +467,7 @@ class Room:
         board = self.manager.boards[board_name]
         rules = rules_from_data(f["rules"], board) if "rules" in f else self.rules
         try:
-            rules.check_board(board)
+            _check_playable(rules, board)
         except SnlError as exc:
             raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
         self.board_name, self.board, self.rules = board_name, board, rules
@@ -370,37 +478,66 @@ class Room:
     # ------------------------------------------------------------ playing
     async def start(self) -> None:
         """Start the game with the seats as they are."""
+        async with self.lock:
+            await self._start()
+
+    async def save(self) -> None:
+        """Write the room to the store as it is (a new room; every change writes itself)."""
+        async with self.lock:
+            await self._persist()
+
+    async def _start(self) -> None:
         seats = [Seat(s.name, s.colour) for s in self.seats]
         game = Game(self.board, self.rules, seats, self.mode, rng=self.manager.seed_for(self))
         self.status = "starting"  # refuses every other change while the odds are prepared
-        # solving a table's odds can take seconds (the bump rule's joint chain): in the odds pool, and the
-        # game does not wait more than a moment for it; the odds follow in an "odds" message
-        solve = self.manager.odds.submit(self.board, self.rules, len(seats), self.mode)
-        if solve is None:  # the odds pool is full: this game plays without odds rather than wait
-            self.odds = LiveOdds((), "busy")
-        else:
-            task = asyncio.wrap_future(solve)
-            try:
-                await asyncio.wait_for(asyncio.shield(task), self.manager.odds_wait)
-            except asyncio.TimeoutError:
-                task.add_done_callback(self._odds_ready)
-            except Exception:  # no odds is not a reason not to play
-                log.exception("room %s: odds failed", self.id)
-            self.odds = self.manager.odds_of(game)
+        await self._prepare_odds(game, self.manager.odds_wait)
         self.game, self.status = game, "playing"
         self.texts.append(f"The game starts: {self.mode.replace('_', ' ')}, {len(seats)} players.")
         if self.odds.method == "busy":
             self.texts.append("The server is busy working out other games' odds: this game plays without them.")
+        await self._persist()  # on disk before anyone is told
         self._schedule()
         self.broadcast_room()
 
-    def _odds_ready(self, task: asyncio.Future) -> None:
-        """The odds of this table are solved: tell everyone, unless a turn already did."""
-        if task.cancelled() or task.exception() is not None or self.game is None or self.status != "playing":
+    async def _prepare_odds(self, game: Game, wait: float) -> None:
+        """Send the table's odds to the odds pool and wait up to ``wait`` s for them (then an "odds" message)."""
+        # solving a table's odds can take seconds (the bump rule's joint chain): in the odds pool, and the
+        # game does not wait more than a moment for it; the odds follow in an "odds" message
+        solve = self.manager.odds.submit(self.board, self.rules, len(game.seats), self.mode)
+        if solve is None:  # the odds pool is full: this game plays without odds rather than wait
+            self.odds = LiveOdds((), "busy")
             return
-        if self.odds.method == "pending":
-            self._compute_odds()
-            self.broadcast({"type": "odds", "odds": self.odds.to_dict()})
+        task = asyncio.wrap_future(solve)
+        self.odds = LiveOdds((), "pending")
+        try:
+            await asyncio.wait_for(asyncio.shield(task), wait)
+        except asyncio.TimeoutError:
+            task.add_done_callback(self._odds_ready)
+        except Exception:  # no odds is not a reason not to play
+            log.exception("room %s: odds failed", self.id)
+        self.odds = self.manager.odds_of(game)
+
+    async def _persist(self, turns: tuple[tuple[int, str], ...] = ()) -> None:
+        """Write the room (and its new turns) to the store before anything is broadcast; a failure is logged."""
+        store = self.manager.store
+        if not self.manager.persists:
+            return
+        row = persist.room_row(self, turns)
+        try:
+            await persist.written(self, lambda: store.save_room(row))
+        except Exception:  # queued (busy) or failed: the room goes on, and says so (``saving``)
+            log.exception("room %s: could not write the room", self.id)
+
+    def _odds_ready(self, task: asyncio.Future) -> None:
+        """The odds of this table are solved: tell everyone (once no change is in progress), unless a turn did."""
+        if not task.cancelled() and task.exception() is None:
+            asyncio.ensure_future(self._tell_odds())
+
+    async def _tell_odds(self) -> None:
+        async with self.lock:
+            if self.game is not None and self.status == "playing" and self.odds.method == "pending":
+                self._compute_odds()
+                self.broadcast({"type": "odds", "odds": self.odds.to_dict()})
 
     def _compute_odds(self) -> None:
         assert self.game is not None
@@ -410,7 +547,7 @@ class Room:
     async def _roll(self, seat: int, secret: str) -> None:
         if self.status != "playing" or self.game is None:
             raise ProtocolError("roll: no game is being played", "not_playing")
-        own = seat < len(self.seats) and hmac.compare_digest(self.seats[seat].secret, secret)
+        own = seat < len(self.seats) and self.seats[seat].opens(secret)
         if not own and not (self.kind == "online" and seat == 0 and self._is_host(secret)):  # the host's own seat
             raise ProtocolError("roll: wrong secret for that seat", "bad_secret")
         if self.seats[seat].ai:
@@ -426,6 +563,7 @@ class Room:
         self._cancel_timer()
         seat, turn = game.current_seat, game.total_turns
         events = game.skip_turn() if skip else game.take_turn()
+        written = (persist.turn_row(turn, events),)
         self.turn_times.append(time.monotonic())
         names = [s.name for s in game.seats]
         items = [_event_data(e, names) for e in events]
@@ -445,12 +583,13 @@ class Room:
         }
         if game.is_over:
             self.status = "over"
-            self.game_id = await self.manager.store_game(self, "finished")  # on disk before anyone is told
-            body.update(status="over", game_id=self.game_id, remaining=0)
+            self.game_id = await self.manager.store_game(self, "finished", written)  # on disk before anyone is told
+            body.update(status="over", game_id=self.game_id, remaining=0, saving=self.saving)
             self.broadcast(body)
             return
+        await self._persist(written)  # the turn is on disk before anyone is told, and before the next countdown
         self._schedule()
-        body.update(status="playing", remaining=self.remaining())
+        body.update(status="playing", remaining=self.remaining(), saving=self.saving)
         self.broadcast(body)
 
     def _schedule(self) -> None:
@@ -467,8 +606,9 @@ class Room:
         if self.seats[seat].ai:
             self._timer = asyncio.ensure_future(self._after(self.manager.ai_delay, game.total_turns, skip=False))
         elif self.kind == "online":
-            self.deadline = time.monotonic() + self.countdown
-            self._timer = asyncio.ensure_future(self._after(self.countdown, game.total_turns, skip=True))
+            wait = self.countdown + (RESTORE_GRACE if self._fresh_for == (game.total_turns, seat) else 0.0)
+            self.deadline = time.monotonic() + wait
+            self._timer = asyncio.ensure_future(self._after(wait, game.total_turns, skip=True))
 
     def _anyone_racing(self) -> bool:
         """Whether a seat still racing is played by the server or by a connected browser."""
@@ -485,18 +625,18 @@ class Room:
             self._schedule()  # the caller tells everyone (the presence changed)
 
     async def _after(self, delay: float, turn: int, *, skip: bool) -> None:
-        try:
-            await asyncio.sleep(delay)
+        await asyncio.sleep(delay)
+        async with self.lock:
             game = self.game
-            if self.status == "playing" and game is not None and game.total_turns == turn:
-                self._timer = None
-                self.deadline = 0.0
+            if self.status != "playing" or game is None or game.total_turns != turn:
+                return
+            self._timer = None
+            self.deadline = 0.0
+            try:
                 await self._play(skip=skip)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # never let a timer kill the loop; the room is abandoned instead
-            log.exception("room %s: timer failed", self.id)
-            await self.abandon()
+            except Exception:  # never let a timer kill the loop; the room is abandoned instead
+                log.exception("room %s: timer failed", self.id)
+                await self._abandon()
 
     def _cancel_timer(self) -> None:
         self.deadline = 0.0
@@ -510,6 +650,10 @@ class Room:
         Returns whether the room may be dropped: its game is stored (or there
         was none to store).
         """
+        async with self.lock:
+            return await self._abandon()
+
+    async def _abandon(self) -> bool:
         self._cancel_timer()
         if self.status == "playing":
             self.status, self._unstored = "abandoned", True  # no change from here on
@@ -526,9 +670,30 @@ class Room:
         if 0 <= conn.seat < len(self.seats):
             self.seats[conn.seat].connected -= 1
             if self.status in ("lobby", "playing"):
-                self.broadcast_room()
+                asyncio.ensure_future(self._tell_presence())  # after any change in progress is told
         conn.seat = -1
         self.idle_since = time.monotonic()
+
+    async def _tell_presence(self) -> None:
+        async with self.lock:
+            if self.status in ("lobby", "playing"):
+                self.broadcast_room()
+
+    def resume(self) -> None:
+        """Go on after a restart (a room :func:`persist.restore` rebuilt): timers, odds, a line in the log."""
+        self.restored, self.idle_since = True, time.monotonic()
+        self.texts.append("The server restarted; the game is back where it was.")
+        game = self.game
+        if self.status != "playing" or game is None:
+            return
+        if self.odds_method in ("busy", "none"):
+            self.odds = LiveOdds((), self.odds_method)
+        else:
+            asyncio.ensure_future(self._prepare_odds(game, 0.0))
+        self._fresh_for = (game.total_turns, game.current_seat)
+        self.paused = not self._anyone_racing()  # quietly: the first player back resumes it
+        if not self.paused:
+            self._schedule()
 
 
 class RoomManager:
@@ -586,7 +751,13 @@ class RoomManager:
         self._seed = seed
         self._made = 0
         self._reaper: asyncio.Task | None = None
+        self.boot = secrets.token_hex(6)  # this server's run: a page that sees it change knows of a restart
         self.on_store: Callable[[Room, int], None] | None = None
+
+    @property
+    def persists(self) -> bool:
+        """Whether the rooms are written to the store at every change (a :class:`GameStore` is given)."""
+        return hasattr(self.store, "save_room")
 
     def seed_for(self, room: Room) -> Any:
         if self._seed is None:
@@ -652,14 +823,17 @@ class RoomManager:
         self.rooms[room.id] = room
         return room
 
-    async def store_game(self, room: Room, status: str) -> int:
-        """Write the room's game to the store (in a worker thread); its id, 0 with no store."""
+    async def store_game(self, room: Room, status: str, turns: tuple[tuple[int, str], ...] = ()) -> int:
+        """Write the room's game to the store (in a worker thread; with the room's row and ``turns``, in
+        the same transaction); its id, 0 with no store."""
         if self.store is None or room.game is None or room.game.total_turns == 0:
             return 0  # nothing to store: no game, or not a single turn played
-        record = room.game.record()
+        record, store = room.game.record(), self.store
+        online = room.kind == "online"
+        options = {"row": persist.room_row(room, turns)} if self.persists else {}
         try:
-            game_id = await asyncio.to_thread(
-                self.store.add, record, room=room.id, status=status, online=room.kind == "online"
+            game_id = await persist.written(
+                room, lambda: store.add(record, room=room.id, status=status, online=online, **options)
             )
         except Exception:
             log.exception("room %s: could not store the game", room.id)
@@ -669,7 +843,13 @@ class RoomManager:
         return game_id
 
     def start(self) -> None:
-        """Start the reaper of idle rooms (call from the running loop)."""
+        """Bring back the rooms of the store, and start the reaper of idle rooms (call from the running loop)."""
+        if self.persists:
+            for room in persist.restore(self, Room, SeatSlot):
+                self.rooms[room.id] = room
+                room.resume()
+            if self.rooms:
+                log.info("%d rooms restored from the store", len(self.rooms))
         self._reaper = asyncio.ensure_future(self._reap())
 
     async def _reap(self) -> None:
@@ -695,7 +875,16 @@ class RoomManager:
                 if stored:
                     self.rooms.pop(room.id, None)
                     closed += 1
+                    await self._forget(room)
         return closed
+
+    async def _forget(self, room: Room) -> None:
+        """Delete the row of a room that left memory (its game is stored already)."""
+        if self.persists:
+            try:
+                await asyncio.to_thread(self.store.drop_room, room.id)
+            except Exception:  # the row stays: a restart brings the room back, to be reaped again
+                log.exception("room %s: could not delete its row", room.id)
 
     def odds_of(self, game: Game) -> LiveOdds:
         """The live odds of a game between two turns (the one call to the odds code)."""
@@ -712,14 +901,23 @@ class RoomManager:
             return LiveOdds((), "none")
 
     async def shutdown(self) -> None:
-        """Store every game still being played as abandoned and stop the timers."""
+        """Stop the timers and close the connections; the rooms stay in the store as they are, to be resumed.
+
+        Without a store (nowhere to resume from) every game still being
+        played is abandoned and everyone told.
+        """
         self.odds.shutdown()
         if self._reaper is not None:
             self._reaper.cancel()
         for room in list(self.rooms.values()):
             with contextlib.suppress(Exception):
-                await room.abandon()
+                if self.persists:
+                    async with room.lock:  # a write in progress ends first
+                        room._cancel_timer()
+                else:
+                    await room.abandon()
             for conn in list(room.conns):
+                conn.close_code = CLOSE_RESTART
                 conn.close()
 
 

@@ -1,9 +1,16 @@
-"""Keep every game the server hosts: one SQLite row per finished or abandoned game.
+"""Keep every game the server hosts: one SQLite row per finished or abandoned game, and the open rooms.
 
 :class:`GameStore` writes each game's :class:`~snlmarkov.GameRecord` as JSON
 in one transaction (stdlib :mod:`sqlite3`, write-ahead log, ``synchronous=FULL``),
 so a game whose result has been broadcast is on disk: the room writes before it
 tells anyone the game is over, and a crash or restart loses no finished game.
+
+The rooms still open are kept too (table ``rooms``: one row a room, its
+state as JSON; table ``room_turns``: one row a turn, its events as JSON),
+each turn in one transaction written before the turn is broadcast
+(:meth:`GameStore.save_room`), so that a restarted server can bring them
+back (:mod:`snlmarkov.web.persist`). A database made before those tables
+existed gets them when it is opened.
 
 A database held by another connection does not lose a game either: a write
 that finds it locked is retried with backoff, the record stays queued in
@@ -31,6 +38,11 @@ True
 'signed by this server'
 >>> store.status().behind
 False
+>>> store.save_room(RoomRow("r2", "playing", '{"seq": 1}', ((0, '[]'),)))
+>>> [(r.id, r.status, r.turns) for r in store.open_rooms()]
+[('r2', 'playing', ((0, '[]'),))]
+>>> store.drop_room("r2"); store.open_rooms()
+[]
 >>> store.close()
 """
 
@@ -41,9 +53,10 @@ import os
 import secrets
 import sqlite3
 import stat
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +68,8 @@ __all__ = [
     "StoredGame",
     "StoreStatus",
     "StoreBusyError",
+    "RoomRow",
+    "ROOM_STATUSES",
     "STATUSES",
     "MAX_PENDING",
     "KEY_BYTES",
@@ -64,6 +79,8 @@ __all__ = [
 
 #: what a stored game can be
 STATUSES = ("finished", "abandoned")
+#: what a stored room can be
+ROOM_STATUSES = ("lobby", "playing", "over", "abandoned")
 #: most records kept in memory while the database is locked
 MAX_PENDING = 10_000
 #: size of the signing key
@@ -81,12 +98,50 @@ CREATE TABLE IF NOT EXISTS games (
     turns INTEGER NOT NULL,
     finished_at REAL NOT NULL,
     record TEXT NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'over', 'abandoned')),
+    game_id INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS room_turns (
+    room TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    events TEXT NOT NULL,
+    PRIMARY KEY (room, turn)
+) WITHOUT ROWID;
 """
+#: the schema's version (``PRAGMA user_version``): 1 games only, 2 with the rooms
+SCHEMA_VERSION = 2
+#: test hook: seconds to sleep inside every write transaction, before its commit (a kill lands there),
+#: and a file: when that is set, only while the file exists
+_HOOK_ENV, _HOOK_FILE_ENV = "SNLMARKOV_STORE_HOOK_SLEEP", "SNLMARKOV_STORE_HOOK_FILE"
 
 
 class StoreBusyError(SnlError):
     """The database stayed locked for longer than the store waits; the record is kept queued."""
+
+
+@dataclass(frozen=True)
+class RoomRow:
+    """One open room as stored: its id, status, state (JSON text) and turns ``(turn, events JSON)``.
+
+    :meth:`GameStore.save_room` writes the state and adds the turns given;
+    :meth:`GameStore.open_rooms` gives every turn stored, in order. What the
+    state holds is :mod:`snlmarkov.web.persist`'s business.
+    """
+
+    id: str
+    status: str
+    state: str
+    turns: tuple[tuple[int, str], ...] = ()
+    game_id: int = 0
+
+    def __post_init__(self) -> None:
+        if self.status not in ROOM_STATUSES:
+            raise SnlError(f"a room's status is one of {ROOM_STATUSES}; got {self.status!r}")
 
 
 @dataclass(frozen=True)
@@ -157,14 +212,36 @@ def load_key(db: str | Path, *, create: bool = False) -> bytes | None:
 
 
 class _Pending:
-    """One record waiting to be written."""
+    """One transaction waiting to be written: ``write(db)`` runs inside it and returns an id."""
 
-    __slots__ = ("row", "id", "done")
+    __slots__ = ("write", "id", "done")
 
-    def __init__(self, row: tuple) -> None:
-        self.row = row
+    def __init__(self, write: Callable[[sqlite3.Connection], int]) -> None:
+        self.write = write
         self.id = 0
         self.done = threading.Event()
+
+
+def _save_room(db: sqlite3.Connection, row: RoomRow, game_id: int) -> None:
+    db.execute(
+        "INSERT INTO rooms (id, status, game_id, updated_at, state) VALUES (?,?,?,?,?) "
+        "ON CONFLICT(id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, "
+        "state = excluded.state, game_id = MAX(game_id, excluded.game_id)",
+        (row.id, row.status, game_id, time.time(), row.state),
+    )
+    db.executemany(
+        "INSERT OR REPLACE INTO room_turns (room, turn, events) VALUES (?,?,?)",
+        [(row.id, turn, events) for turn, events in row.turns],
+    )
+
+
+def _hook_sleep() -> float:
+    """The test hook's sleep (:data:`_HOOK_ENV`, seconds in 0..60; 0 when unset or unreadable)."""
+    try:
+        value = float(os.environ.get(_HOOK_ENV, "0"))
+    except ValueError:
+        return 0.0
+    return value if 0 < value <= 60 else 0.0
 
 
 def _locked(exc: sqlite3.Error) -> bool:
@@ -206,9 +283,12 @@ class GameStore:
             self._db = sqlite3.connect(self.path, timeout=float(timeout), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute(_SCHEMA)
+            self._db.executescript(_SCHEMA)  # an older database gets the new tables: the migration
+            if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             raise SnlError(f"cannot open the game store {str(path)!r}: {exc}") from None
+        self._hook, self._hook_file = _hook_sleep(), os.environ.get(_HOOK_FILE_ENV, "")
         self._key = load_key(self.path, create=create_key)
         self._lock = threading.Lock()  # the connection
         self._queue: collections.deque[_Pending] = collections.deque()
@@ -218,11 +298,20 @@ class GameStore:
         self._retry: threading.Thread | None = None
 
     # ------------------------------------------------------------ writing
-    def add(self, record: GameRecord, *, room: str = "", status: str = "finished", online: bool = False) -> int:
+    def add(
+        self,
+        record: GameRecord,
+        *,
+        room: str = "",
+        status: str = "finished",
+        online: bool = False,
+        row: RoomRow | None = None,
+    ) -> int:
         """Sign and store one game (one transaction, committed on return); return its id.
 
         ``online``: the game was played in an online room (whose countdown
-        may skip turns); the signature covers it.
+        may skip turns); the signature covers it. ``row``: the room's row,
+        written in the same transaction with the game's id.
 
         Raises
         ------
@@ -239,12 +328,52 @@ class GameStore:
             raise SnlError(f"status must be one of {STATUSES}; got {status!r}")
         if self._key is not None:
             record = record.signed(self._key, online=online)
-        row = (room, status, record.mode, len(record.seats), len(record.turns()), time.time(), record.to_json())
-        item = _Pending(row)
+        values = (room, status, record.mode, len(record.seats), len(record.turns()), time.time(), record.to_json())
+
+        def write(db: sqlite3.Connection) -> int:
+            cur = db.execute(
+                "INSERT INTO games (room, status, mode, players, turns, finished_at, record) VALUES (?,?,?,?,?,?,?)",
+                values,
+            )
+            game_id = int(cur.lastrowid or 0)
+            if row is not None:
+                _save_room(db, row, game_id)
+            return game_id
+
+        return self._submit(write, "game")
+
+    def save_room(self, row: RoomRow) -> None:
+        """Write one room's state and its new turns (one transaction, committed on return).
+
+        Raises
+        ------
+        StoreBusyError, LimitError
+            As :meth:`add` (a write that waits stays queued, in order).
+        """
+
+        def write(db: sqlite3.Connection) -> int:
+            _save_room(db, row, row.game_id)
+            return 0
+
+        self._submit(write, "room")
+
+    def drop_room(self, room_id: str) -> None:
+        """Forget a room that left the server's memory (its game, if any, is stored in ``games``)."""
+
+        def write(db: sqlite3.Connection) -> int:
+            db.execute("DELETE FROM room_turns WHERE room = ?", (room_id,))
+            db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+            return 0
+
+        self._submit(write, "room")
+
+    def _submit(self, write: Callable[[sqlite3.Connection], int], what: str) -> int:
+        """Queue one transaction and write it (and those before it), retrying a locked database."""
+        item = _Pending(write)
         with self._queue_lock:
             if len(self._queue) >= MAX_PENDING:
                 raise LimitError(
-                    f"{MAX_PENDING} games already wait for the locked database (snlmarkov.web.store.MAX_PENDING)"
+                    f"{MAX_PENDING} writes already wait for the locked database (snlmarkov.web.store.MAX_PENDING)"
                 )
             self._queue.append(item)
         deadline = time.monotonic() + self.wait
@@ -257,13 +386,13 @@ class GameStore:
                 self._start_retry()
                 raise StoreBusyError(
                     f"the game store {str(self.path)!r} is locked by another connection ({self._last_error}); "
-                    f"the game waits in memory ({self.status().pending} waiting) and is written when it frees"
+                    f"the {what} waits in memory ({self.status().pending} waiting) and is written when it frees"
                 )
             item.done.wait(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(2 * delay, _BACKOFF[1])
 
     def _flush(self) -> bool:
-        """Write the queued records in order until the queue is empty (True) or the database is locked (False)."""
+        """Write the queued transactions in order until none is left (True) or the database is locked (False)."""
         with self._lock:
             while True:
                 with self._queue_lock:
@@ -272,23 +401,36 @@ class GameStore:
                         return True
                     item = self._queue[0]
                 try:
-                    cur = self._db.execute(
-                        "INSERT INTO games (room, status, mode, players, turns, finished_at, record) "
-                        "VALUES (?,?,?,?,?,?,?)",
-                        item.row,
-                    )
+                    item.id = self._transaction(item.write)
                 except sqlite3.Error as exc:
                     if not _locked(exc):
                         with self._queue_lock:
                             self._queue.popleft()
                         item.done.set()  # id 0: never written
-                        raise SnlError(f"cannot store the game in {str(self.path)!r}: {exc}") from None
+                        raise SnlError(f"cannot write to the game store {str(self.path)!r}: {exc}") from None
                     self._last_error = str(exc)
                     return False
-                item.id = int(cur.lastrowid or 0)
                 with self._queue_lock:
                     self._queue.popleft()
                 item.done.set()
+
+    def _transaction(self, write: Callable[[sqlite3.Connection], int]) -> int:
+        """Run ``write`` in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``); rolled back if it fails."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            out = write(db)
+            if self._hook and (not self._hook_file or os.path.exists(self._hook_file)):  # the test hook: a kill
+                # during this sleep lands inside the transaction
+                sys.stderr.write("snlmarkov-store: inside a write\n")
+                sys.stderr.flush()
+                time.sleep(self._hook)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return out
 
     def _start_retry(self) -> None:
         """Go on writing the queued records in the background, with backoff, until none is left."""
@@ -337,6 +479,15 @@ class GameStore:
         """Every stored game with its record, oldest first."""
         for game in self.games(status):
             yield game, self.record(game.id)
+
+    def open_rooms(self) -> list[RoomRow]:
+        """Every stored room with all its turns, oldest first (what a restarted server brings back)."""
+        with self._lock:
+            rooms = self._db.execute("SELECT id, status, state, game_id FROM rooms ORDER BY updated_at").fetchall()
+            turns: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
+            for room, turn, events in self._db.execute("SELECT room, turn, events FROM room_turns ORDER BY room, turn"):
+                turns[room].append((int(turn), events))
+        return [RoomRow(r, status, state, tuple(turns.get(r, ())), int(game_id)) for r, status, state, game_id in rooms]
 
     def count(self) -> int:
         """How many games are stored."""

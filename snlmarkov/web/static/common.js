@@ -30,6 +30,7 @@ const SNL = {
     bump: ["Landing on a token sends you back"],
     bump_to: ["…back to square"],
     faces: ["Die faces"],
+    die: ["Die"],
     jump_after_bounce: ["Jumps act after a bounce"],
   },
 
@@ -55,6 +56,18 @@ const SNL = {
       } else if (f.kind === "int") {
         input = h("input", { type: "number", name: f.name, min: f.min, max: f.max, "data-rule": f.name });
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      } else if (f.kind === "die") {
+        // a named die, or "Custom…" and a text form (2d6, spinner:15, faces:2,2,2,2,6,6, weights:1=1,6=4, cowries:4)
+        const custom = h("input", { type: "text", name: `${f.name}-custom`, "data-rule-custom": f.name,
+          maxlength: f.max_length, placeholder: "e.g. faces:1,1,2,3,5,8" });
+        const customRow = h("label", { class: "rule rule-die-custom", hidden: true }, h("span", {}, "Custom die"), custom);
+        const select = h("select", { name: f.name, "data-rule": f.name,
+          onchange: () => { customRow.hidden = select.value !== "custom"; } },
+          f.choices.map((c) => h("option", { value: c.spec }, c.label)), h("option", { value: "custom" }, "Custom…"));
+        input = select;
+        input.custom = custom;
+        input.customRow = customRow;
+        grid.append(h("label", { class: "rule" }, h("span", {}, label), select), customRow);
       } else {
         input = h("input", { type: "text", name: f.name, "data-rule": f.name, maxlength: 40 });
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
@@ -65,6 +78,12 @@ const SNL = {
       for (const [name, { f, input }] of Object.entries(inputs)) {
         const v = name in rules ? rules[name] : f.default;
         if (f.kind === "bool") input.checked = !!v;
+        else if (f.kind === "die") {
+          const spec = SNL.dieSpec(rules, f), named = f.choices.some((c) => c.spec === spec);
+          input.value = named ? spec : "custom";
+          input.custom.value = named ? "" : spec;
+          input.customRow.hidden = named;
+        }
         else if (f.kind === "int_or_none") input.value = v == null ? "" : String(v);
         else input.value = String(v);
       }
@@ -73,6 +92,7 @@ const SNL = {
       const out = {};
       for (const [name, { f, input }] of Object.entries(inputs)) {
         if (f.kind === "bool") out[name] = input.checked;
+        else if (f.kind === "die") out[name] = input.value === "custom" ? input.custom.value.trim() : input.value;
         else if (f.kind === "int_or_none") out[name] = input.value === "" ? null : Number(input.value);
         else if (f.kind === "int") out[name] = Number(input.value);
         else out[name] = input.value;
@@ -86,6 +106,21 @@ const SNL = {
     return { node: h("div", { class: "rules-form" }, presetRow, grid), value, set, inputs };
   },
 
+  // the die of a rule set as its text form: rules.die, or a fair die written as faces, or the field's default
+  dieSpec(rules, field) {
+    if (rules && typeof rules.die === "string") return rules.die;
+    if (rules && Number.isInteger(rules.faces)) return `d${rules.faces}`;
+    return field ? field.default : "d6";
+  },
+
+  // the die of a rule set in words: its name in the house-rules form, or its text form
+  dieLabel(rules, fields) {
+    const field = (fields || []).find((f) => f.kind === "die");
+    const spec = SNL.dieSpec(rules, field);
+    const named = field && field.choices.find((c) => c.spec === spec);
+    return named ? named.label : spec;
+  },
+
   // the rules in words: [[label, value], ...] for every field (the pages' own labels)
   rulesSummary(fields, rules) {
     const named = new Set(fields.map((f) => f.name));
@@ -94,7 +129,8 @@ const SNL = {
     return fields.map((f) => {
       const [label, names] = SNL.RULE_LABELS[f.name] || [f.name.replace(/_/g, " ")];
       const v = f.name in rules ? rules[f.name] : f.default;
-      const text = f.kind === "bool" ? (v ? "yes" : "no") : v == null ? "no limit" : (names && names[v]) || String(v);
+      const text = f.kind === "die" ? SNL.dieLabel(rules, fields) :
+        f.kind === "bool" ? (v ? "yes" : "no") : v == null ? "no limit" : (names && names[v]) || String(v);
       return [label, text];
     }).concat(die);
   },

@@ -17,20 +17,25 @@
   SNL.secrets.save(roomId, stored);
 
   let st = null, you = { seat: -1, host: false }, lastSeq = 0, ws = null, board = null, boardKey = "";
-  let greeting = false, queue = [], busy = false, deadline = 0, closedByUs = false, retry = 0, resultShown = false;
+  let greeting = false, queue = [], busy = false, deadline = 0, closedByUs = false, resultShown = false;
+  // the connection: retries back off from 0.5 s, doubling to 10 s, with jitter; `lost` once it has dropped
+  let online = false, lost = false, delay = 0, retryTimer = 0;
 
   const $ = (id) => document.getElementById(id);
   const dieEl = $("die"), rollBtn = $("roll");
   document.body.dataset.status = "connecting";
 
   // --- connection ---------------------------------------------------------
+  function badge(text, kind) {
+    $("conn").textContent = text;
+    $("conn").className = `conn ${kind}`;
+    document.body.dataset.conn = kind === "ok" ? "online" : text.startsWith("reconnecting") ? "reconnecting" : kind;
+  }
   function connect() {
+    retryTimer = 0;
     const proto = location.protocol === "https:" ? "wss" : "ws";
     ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(roomId)}`);
     ws.onopen = () => {
-      retry = 0;
-      $("conn").textContent = "online";
-      $("conn").className = "conn ok";
       const secret = stored.host || stored.mine;
       greeting = true;
       ws.send(JSON.stringify(secret ? { type: "hello", secret } : { type: "hello" }));
@@ -43,19 +48,41 @@
         stored.mine = m.secret; SNL.secrets.save(roomId, stored); you.seat = m.seat; return;
       }
       if (m.type === "pong") return;
+      if (m.type === "welcome") { online = true; delay = 0; badge("online", "ok"); }
       if (m.type === "rematch_ready") { location.href = m.url.replace("#", `${location.search}#`); return; }
       if (m.type === "you") { you = { seat: m.seat, host: m.host }; if (m.seat < 0 && !m.host) delete stored.mine;
         SNL.secrets.save(roomId, stored); queue.push({ type: "rerender" }); if (!busy) pump(); return; }
       queue.push(m);
       if (!busy) pump();
     };
-    ws.onclose = () => {
-      $("conn").textContent = "reconnecting…";
-      $("conn").className = "conn bad";
-      if (closedByUs) return;
-      retry = Math.min(retry + 1, 6);
-      setTimeout(connect, 300 * retry);
+    ws.onclose = (ev) => {
+      online = false;
+      if (closedByUs || ev.code === 4404) { roomGone(); return; }
+      lost = true;
+      delay = Math.min(10000, delay ? 2 * delay : 500);
+      const wait = delay * (0.75 + 0.5 * Math.random());
+      badge(`reconnecting… (next try in ${Math.ceil(wait / 1000)} s)`, "bad");
+      renderControls();
+      if (!retryTimer) retryTimer = setTimeout(connect, wait);
     };
+  }
+
+  function roomGone() {  // the server answers, but this room is not (or no longer) there: say so, stop trying
+    closedByUs = true;
+    online = false;
+    badge("room closed", "bad");
+    $("turn-name").textContent = "This room does not exist (or has closed).";
+    $("gone").hidden = false;
+    if (st) renderControls();
+    document.body.dataset.status = "no_room";
+    rollBtn.disabled = true;
+    $("countdown").hidden = true;
+  }
+
+  function notice(text) {
+    $("notice").textContent = text;
+    $("notice").hidden = false;
+    document.body.dataset.notice = text;
   }
 
   function onError(m) {
@@ -64,12 +91,7 @@
       send({ type: "hello" });
       return;
     }
-    if (m.code === "no_room") {
-      closedByUs = true;
-      $("turn-name").textContent = "This room does not exist (or has closed).";
-      document.body.dataset.status = "no_room";
-      return;
-    }
+    if (m.code === "no_room") { roomGone(); return; }
     SNL.toast(m.message, "bad");
   }
 
@@ -89,7 +111,13 @@
 
   async function apply(m) {
     if (m.type === "welcome") {
-      greeting = false; lastSeq = m.seq; you = m.you; st = m; renderAll(); return;
+      greeting = false; lastSeq = m.seq; you = m.you; st = m; renderAll();
+      const before = stored.server;  // the server this browser last saw the room on
+      if (m.restored && before && before !== m.server) notice("The server restarted; your game is back where it was.");
+      else if (lost) notice("The connection was lost and is back: your game goes on.");
+      if (m.server !== before) { stored.server = m.server; SNL.secrets.save(roomId, stored); }
+      showSaving(m.saving);
+      return;
     }
     if (m.type === "rerender") { if (st) renderAll(); return; }
     if (m.seq !== lastSeq + 1) console.warn(`seq ${m.seq} after ${lastSeq}`);
@@ -97,16 +125,25 @@
     document.body.dataset.seq = String(lastSeq);
     if (m.type === "room") { st = Object.assign(st || {}, m); renderAll(); return; }
     if (m.type === "odds") { st.odds = m.odds; renderSeats(); return; }
+    if (m.type === "saving") { showSaving(m.saving); return; }
     if (m.type === "rematch") { showRematch(m); return; }
     if (m.type === "turn") {
       await animateTurn(m);
       Object.assign(st, { positions: m.positions, current: m.current, finished: m.finished, odds: m.odds,
         status: m.status, turn: m.turn + 1, round: m.round, remaining: m.remaining, game_id: m.game_id || 0 });
       deadline = m.remaining > 0 ? m._recv + 1000 * m.remaining : 0;
+      showSaving(m.saving);
       board.setPositions(st.positions);
       renderSeats();
       if (st.status === "over") showResult();
     }
+  }
+
+  function showSaving(state) {  // the server writes every turn before telling it; it says when that is slow
+    if (!online) return;
+    if (state === "behind") badge("online · saving is behind…", "warn");
+    else if (state === "failed") badge("online · the server could not save this game", "bad");
+    else badge("online", "ok");
   }
 
   // --- animation ------------------------------------------------------------
@@ -173,7 +210,8 @@
     board.setPositions(st.positions);
     deadline = st.remaining > 0 ? (st._recv || performance.now()) + 1000 * st.remaining : 0;
     const kindText = st.kind === "online" ? "Online room" : st.seats.some((s) => s.ai) ? "Play with AI" : "Pass & Play";
-    $("room-info").textContent = `${kindText} · ${st.mode === "classic" ? "Classic" : "Last One Standing"} · ${st.board.name.replace(/_/g, " ")}`;
+    $("room-info").textContent = `${kindText} · ${st.mode === "classic" ? "Classic" : "Last One Standing"} · ${st.board.name.replace(/_/g, " ")}` +
+      ` · die: ${SNL.dieLabel(st.rules, cfg.rules_fields)}`;
     $("log").innerHTML = "";
     for (const t of st.log) addLog(t, -1, "");
     renderSeats();
@@ -218,13 +256,16 @@
   function renderControls() {
     if (!st) return;
     const mine = mySeats(), cur = st.current, seat = st.seats[cur];
-    const canRoll = st.status === "playing" && !busy && queue.length === 0 && mine.has(cur) && seat && !seat.ai;
+    const canRoll = online && st.status === "playing" && !busy && queue.length === 0 && mine.has(cur) && seat && !seat.ai;
     rollBtn.disabled = !canRoll;
     document.body.dataset.status = st.status;
     document.body.dataset.current = String(cur);
     document.body.dataset.canRoll = canRoll ? "1" : "0";
     const name = seat ? seat.name : "";
-    if (st.status === "lobby" || st.status === "starting") $("turn-name").textContent = "Waiting in the lobby…";
+    if (closedByUs) document.body.dataset.status = "no_room";
+    if (closedByUs) $("turn-name").textContent = "This room does not exist (or has closed).";
+    else if (!online) $("turn-name").textContent = "The connection to the server is lost: reconnecting…";
+    else if (st.status === "lobby" || st.status === "starting") $("turn-name").textContent = "Waiting in the lobby…";
     else if (st.status !== "playing") $("turn-name").textContent = st.status === "over" ? "Game over" : "Game abandoned";
     else if (seat.ai) $("turn-name").textContent = `${name} is thinking…`;
     else if (mine.has(cur)) $("turn-name").replaceChildren(h("b", { style: `color:${seat.colour}` }, name), ", your turn — roll!");
@@ -244,7 +285,7 @@
   // countdown bar
   setInterval(() => {
     const box = $("countdown");
-    if (!st || st.kind !== "online" || st.status !== "playing" || !deadline || busy) { box.hidden = true; return; }
+    if (!st || !online || st.kind !== "online" || st.status !== "playing" || !deadline || busy) { box.hidden = true; return; }
     const left = Math.max(0, (deadline - performance.now()) / 1000);
     box.hidden = false;
     box.querySelector("span").textContent = `${Math.ceil(left)} s to roll`;

@@ -1,0 +1,85 @@
+"""A benchmark smoke check for CI: ratios of CPU times measured in one process, in seconds.
+
+Absolute times on a shared, loaded machine say little; the ratio of two
+computations timed side by side in the same process says whether one of
+them regressed. Each row times a figure against a baseline that shares its
+set-up (the best of several runs, CPU time, one BLAS thread), and fails when
+the ratio passes its bound. The bounds are about twice the ratios last
+measured (``benchmarks/README.md``), so noise passes and a regression like
+the 12x slowdown of ``hit_probability`` in the jungle board does not.
+
+Usage::
+
+    python benchmarks/smoke.py          # exits 1 if a ratio passes its bound
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import snlmarkov as snl  # noqa: E402
+from snlmarkov.analysis.hitting import hit_probabilities  # noqa: E402
+
+
+def best_cpu(func, repeat: int = 7) -> float:
+    """The smallest CPU time of ``repeat`` calls (after one warm-up)."""
+    func()
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        func()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def every_attribute(board, rules):
+    a = snl.analyze(board, rules)
+    return a.expected_turns, a.var_turns, a.length, a.occupancy, a.landings, a.jump_uses, a.hit_probability
+
+
+#: (name, what is timed, the baseline, the largest ratio allowed)
+ROWS = [
+    (
+        "analyze(jungle), every attribute / expected_turns(jungle)",
+        lambda b, r: every_attribute(b, r),
+        lambda b, r: snl.expected_turns(b, r),
+        60.0,
+    ),
+    (
+        "hit_probability(jungle) / expected_turns(jungle)",
+        lambda b, r: hit_probabilities(b, r),
+        lambda b, r: snl.expected_turns(b, r),
+        20.0,
+    ),
+    (
+        "exact_expected_turns(milton_bradley, plain) / expected_turns(same)",
+        lambda b, r: snl.exact_expected_turns(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain")),
+        lambda b, r: snl.expected_turns(snl.Board.builtin("milton_bradley"), snl.Rules.preset("plain")),
+        150.0,
+    ),
+]
+
+
+def main() -> int:
+    board, rules = snl.Board.builtin(), snl.Rules()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"benchmark smoke (CPU time, best of 7, one BLAS thread; load {load:.1f})")
+    failed = 0
+    for name, work, base, bound in ROWS:
+        t_work = best_cpu(lambda w=work: w(board, rules))
+        t_base = best_cpu(lambda b=base: b(board, rules))
+        ratio = t_work / max(t_base, 1e-9)
+        ok = ratio <= bound
+        failed += not ok
+        print(
+            f"  {'ok  ' if ok else 'FAIL'} {name}: {t_work * 1e3:.2f} ms / {t_base * 1e3:.2f} ms = {ratio:.1f} (bound {bound:g})"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

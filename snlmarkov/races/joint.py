@@ -1,0 +1,274 @@
+"""The joint chain of every racing token under ``bump``: its states and one turn.
+
+A state of the chain is the resting square of every unfinished token and
+the seat to move. Its probabilities are kept as a flat tensor of ``n**m``
+entries (``n`` resting squares, ``m`` tokens) with the axis of the seat to
+move first and the others in playing order:
+
+- A seat's turn moves only its own token: the square where the turn ends has
+  the distribution of row ``p`` of :func:`snlmarkov.chain.model.turn_model`
+  (the rolls inside a turn do not depend on the other tokens; only the
+  final resting square counts). So one turn is the sparse turn matrix
+  applied along one axis of the tensor, then the bump: mass that ended on a
+  square ``1..N-1`` held by another token is moved to ``bump_to`` (tokens on
+  0 or ``N`` occupy nothing), and mass that reached ``N`` leaves the tensor.
+- One turn is a single sparse-times-dense product ``(n+1, n) @ (n,
+  n**(m-1))``; transposing the result puts the next seat first, so the axes
+  rotate with the play and no other reshuffle is needed.
+- Only squares where a token can rest are kept (square 0, ``bump_to``, and
+  the squares turns can end on from them): jump starts drop out.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+
+from ..chain.model import TransitionModel
+from ..errors import GameError, ModelError
+
+__all__ = ["JointMover", "reachable", "resting_squares"]
+
+
+def reachable(model: TransitionModel, origins: Sequence[int]) -> np.ndarray:
+    """Bool per square ``0..N``: a token starting on one of ``origins`` can end a turn there.
+
+    Found by a breadth-first search of the turn matrix.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules, turn_model
+    >>> reachable(turn_model(Board(4, {2: 3}), Rules.preset("plain")), (0,)).tolist()
+    [True, True, False, True, True]
+    """
+    m = sp.csr_matrix(model.matrix)
+    seen = np.zeros(model.absorbing + 1, dtype=bool)
+    for origin in origins:
+        if not seen[origin]:
+            seen[breadth_first_order(m, int(origin), directed=True, return_predecessors=False)] = True
+    return seen
+
+
+def resting_squares(model: TransitionModel, bump_to: int) -> np.ndarray:
+    """The squares ``0..N-1`` where a token can end a turn.
+
+    Square 0 (the start), ``bump_to`` (where a bumped token is placed) and
+    every square a turn can end on from those.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules, turn_model
+    >>> m = turn_model(Board(6, {2: 5}), Rules.preset("plain"))
+    >>> resting_squares(m, 1).tolist()  # the ladder foot 2 is never a resting square
+    [0, 1, 3, 4, 5]
+    """
+    seen = reachable(model, (0, int(bump_to)))
+    seen[model.absorbing] = False
+    return np.flatnonzero(seen)
+
+
+@dataclass(frozen=True, eq=False)
+class JointMover:
+    """One seat's turn applied to a joint probability tensor.
+
+    A tensor of ``m`` tokens is a flat array of ``n**m`` entries, ``n`` the
+    number of resting squares; axis 0 is the seat to move, the other axes
+    the seats after it in playing order.
+
+    Attributes
+    ----------
+    squares : numpy.ndarray
+        The resting squares, in increasing order (square 0 first).
+    step : scipy.sparse.csr_matrix
+        ``(n + 1, n)``: the turn matrix restricted to the resting squares,
+        transposed; the last row is the finish.
+    bump : bool
+        Whether the bump rule acts.
+    bump_index : int
+        Position of ``bump_to`` in :attr:`squares`.
+
+    Examples
+    --------
+    Two tokens on a board of 3 squares with a two-faced die; the mover is
+    on square 1, the other token on square 2:
+
+    >>> import numpy as np
+    >>> from snlmarkov import Board, Rules, turn_model
+    >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
+    >>> mover = JointMover.of(turn_model(Board(3), rules), rules)
+    >>> mover.squares.tolist()
+    [0, 1, 2]
+    >>> x = np.zeros(9); x[1 * 3 + 2] = 1.0
+    >>> nxt, out = mover.move(x, 2)
+    >>> float(out.sum())  # a roll of 2 finishes
+    0.5
+    >>> float(nxt[2 * 3 + 1])  # a roll of 1 lands on 2, held by the other token: back to 1
+    0.5
+    """
+
+    squares: np.ndarray = field(repr=False)
+    step: sp.csr_matrix = field(repr=False)
+    bump: bool
+    bump_index: int
+    _tables: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, model: TransitionModel, rules: Any) -> JointMover:
+        """Build the mover from a turn model and its rules."""
+        squares = resting_squares(model, rules.bump_to)
+        n = model.absorbing
+        cols = np.append(squares, n)
+        sub = sp.csr_matrix(model.matrix)[squares][:, cols]
+        lost = np.abs(np.asarray(sub.sum(axis=1)).ravel() - 1.0).max()
+        if lost > 1e-12:  # the resting squares are closed under turns by construction
+            raise ModelError("a turn left the resting squares: the joint chain would lose mass")
+        step = sp.csr_matrix(sub.T)
+        step.sum_duplicates()
+        pos = int(np.searchsorted(squares, rules.bump_to))
+        return cls(squares=squares, step=step, bump=bool(rules.bump), bump_index=pos)
+
+    @property
+    def n(self) -> int:
+        """Number of resting squares."""
+        return int(self.squares.size)
+
+    def _bump_table(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The bumped entries of a ``(n, n**(m-1))`` result: flat index, row (square) and column."""
+        if m not in self._tables:
+            n = self.n
+            width = n ** (m - 1)
+            col = np.arange(width, dtype=np.int64)
+            # a mover resting on e is bumped when e is on the board, not bump_to itself, and held by another token
+            bumpable = (self.squares >= 1) & (np.arange(n) != self.bump_index)
+            src, where = [], []
+            for axis in range(m - 1):
+                held = (col // n ** (m - 2 - axis)) % n
+                hit = bumpable[held]
+                src.append(held[hit] * width + col[hit])
+                where.append(col[hit])
+            src_all, first = np.unique(np.concatenate(src), return_index=True)
+            self._tables[m] = (src_all, src_all // width, np.concatenate(where)[first])
+        return self._tables[m]
+
+    def move(self, x: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """One turn of the seat on axis 0 of an ``m``-token tensor.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Flat tensor of ``n**m`` probabilities.
+        m : int
+            Tokens in the tensor.
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray)
+            The tensor after the turn, rotated so that the next seat is on
+            axis 0 and the mover on the last axis; and the mass that reached
+            the finish, a flat tensor of the other ``m - 1`` tokens in the
+            same order (the next seat first).
+        """
+        n = self.n
+        width = n ** (m - 1)
+        y = np.ascontiguousarray(self.step @ x.reshape(n, width))
+        out = y[n].copy()
+        if self.bump and m > 1:
+            src, _, col = self._bump_table(m)
+            flat = y.reshape(-1)
+            moved = flat[src]
+            flat[src] = 0.0
+            y[self.bump_index] += np.bincount(col, weights=moved, minlength=width)
+        return np.ascontiguousarray(y[:n].T).reshape(-1), out
+
+    def move_many(self, xs: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`move` applied to several ``m``-token tensors at once.
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray)
+            Row ``b`` of the first array is the moved tensor ``b``, row ``b``
+            of the second its finished mass.
+        """
+        if len(xs) == 1:
+            nxt, out = self.move(xs[0], m)
+            return nxt[None, :], out[None, :]
+        n = self.n
+        width = n ** (m - 1)
+        batch = len(xs)
+        stacked = np.stack([x.reshape(n, width) for x in xs], axis=1).reshape(n, batch * width)
+        y = np.ascontiguousarray(self.step @ stacked).reshape(n + 1, batch, width)
+        out = y[n].copy()
+        if self.bump and m > 1:
+            _, row, col = self._bump_table(m)
+            moved = y[row, :, col]  # (entries, batch)
+            y[row, :, col] = 0.0
+            where = (col[:, None] + width * np.arange(batch)[None, :]).ravel()
+            y[self.bump_index] += np.bincount(where, weights=moved.ravel(), minlength=batch * width).reshape(
+                batch, width
+            )
+        return np.ascontiguousarray(y[:n].transpose(1, 2, 0)).reshape(batch, n * width), out
+
+    def move_all(self, keys: list, store: dict, size_of: Any) -> list:
+        """:meth:`move_many` of the tensors ``store[key]`` for ``keys``, batched by ``size_of(key)`` (tokens).
+
+        Returns ``[(key, moved, finished), ...]``.
+        """
+        groups: dict[int, list] = defaultdict(list)
+        for key in keys:
+            groups[size_of(key)].append(key)
+        done: list = []
+        for m, group in groups.items():
+            nxt, out = self.move_many([store[key] for key in group], m)
+            done.extend(zip(group, nxt, out))
+        return done
+
+    def point(self, squares: Sequence[int], seats: Sequence[int] | None = None) -> np.ndarray:
+        """A point mass on the tokens' ``squares`` (the seat to move first, the others in playing order).
+
+        ``seats`` (the seat of each square) only names the token in the error.
+
+        Raises
+        ------
+        GameError
+            If a token is on a square where no turn ends.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Rules, turn_model
+        >>> rules = Rules.preset("plain").replace(bump=True)
+        >>> mover = JointMover.of(turn_model(Board(3), rules), rules)
+        >>> int(np.flatnonzero(mover.point((2, 0)))[0])  # square 2 is index 2, square 0 index 0: 2 * 3 + 0
+        6
+        """
+        n = self.n
+        index = 0
+        for i, p in enumerate(squares):
+            at = int(np.searchsorted(self.squares, p))
+            if at >= n or self.squares[at] != p:
+                seat = i if seats is None else seats[i]
+                raise GameError(f"GameState.positions[{seat}] = {p}: no turn ends on that square under these rules")
+            index = index * n + at
+        x = np.zeros(n ** len(squares))
+        x[index] = 1.0
+        return x
+
+
+def _next_in(alive: tuple[int, ...], seat: int) -> int:
+    """The first seat of ``alive`` after ``seat`` in playing order (cyclic)."""
+    for a in alive:
+        if a > seat:
+            return a
+    return alive[0]
+
+
+def _add(store: dict, key: Any, x: np.ndarray) -> None:
+    if key in store:
+        store[key] += x
+    else:
+        store[key] = x

@@ -1,0 +1,182 @@
+"""Open rooms on disk: what a room writes at each change, and how a restarted server brings it back.
+
+Every change of a room is written to the store (:meth:`GameStore.save_room
+<snlmarkov.web.store.GameStore.save_room>`, one transaction each) by
+:func:`written`: a turn (its events, with the dice) and the room's state
+(:func:`room_state`) *before* the turn is broadcast, the start of a game
+before it is announced, a change in the lobby as it is made. The state holds
+the room's kind, owner, board, rules, mode and countdown, its seats with the
+SHA-256 of their secrets (never a secret: they are 144 random bits, so a
+plain hash cannot be reversed), the log lines, the sequence number, the
+positions, the finishing order and the seat to move.
+
+:func:`restore` rebuilds every room of a store as it was at its last write:
+the game is replayed from its stored turns (:meth:`Game.resume
+<snlmarkov.Game.resume>`, which checks them) and goes on with a fresh die.
+A player's link (its secret) opens the same seat, since the hashes match.
+
+Examples
+--------
+>>> digest("abc")[:16]
+'ba7816bf8f01cfea'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+from ..board import Board
+from ..errors import SnlError
+from ..game.engine import Game
+from ..game.events import Event, Roll, event_from_dict
+from ..game.record import GameRecord
+from ..game.seats import Seat
+from ..rules import Rules
+from .store import RoomRow, StoreBusyError
+
+#: a room or its manager (:mod:`.rooms`, which imports this module)
+Room: TypeAlias = Any
+RoomManager: TypeAlias = Any
+
+__all__ = ["digest", "room_state", "room_row", "turn_row", "written", "restore", "STATE_FORMAT", "BEHIND_AFTER"]
+
+log = logging.getLogger("snlmarkov.web")
+
+#: the version of a stored room's state
+STATE_FORMAT = 1
+#: seconds a write may take before the room tells its players that writing is behind
+BEHIND_AFTER = 1.0
+
+
+def digest(secret: str) -> str:
+    """The hash of a secret that the store keeps instead of the secret (SHA-256, hex)."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def room_state(room: Room) -> str:
+    """The room as the JSON text of its ``rooms`` row (no secret, only their hashes)."""
+    game = room.game
+    state: dict[str, Any] = {
+        "format": STATE_FORMAT,
+        "kind": room.kind,
+        "owner": room.owner,
+        "host": room.host_digest,
+        "board_name": room.board_name,
+        "board": room.board.to_dict(),
+        "rules": room.rules.to_dict(),
+        "mode": room.mode,
+        "countdown": room.countdown,
+        "seats": [{"name": s.name, "colour": s.colour, "ai": s.ai, "hash": s.digest} for s in room.seats],
+        "seq": room.seq,
+        "texts": list(room.texts),
+        "odds": room.odds.method,
+        "paused": room.paused,
+    }
+    if game is not None:
+        state.update(
+            positions=list(game.positions),
+            finished=list(game.finishing_order),
+            to_move=game.current_seat,
+            turns=game.total_turns,
+        )
+    return json.dumps(state)
+
+
+def _status(room: Room) -> str:
+    return "lobby" if room.status == "starting" else room.status
+
+
+def turn_row(turn: int, events: Sequence[Event]) -> tuple[int, str]:
+    """One ``room_turns`` row: the turn's number and its events as JSON (the rolls carry the dice)."""
+    return turn, json.dumps([e.to_dict() for e in events])
+
+
+def room_row(room: Room, turns: Sequence[tuple[int, str]] = ()) -> RoomRow:
+    """The room's row as it is now, with the new ``turns`` (see :func:`turn_row`)."""
+    return RoomRow(room.id, _status(room), room_state(room), tuple(turns), room.game_id)
+
+
+async def written(room: Room, call: Callable[[], Any]) -> Any:
+    """Run the write ``call`` in a worker thread and return what it returns.
+
+    If it takes longer than :data:`BEHIND_AFTER` seconds (a database held by
+    another connection) the room's players are told (a ``saving`` message
+    with ``saving: "behind"``); ``room.saving`` says how the last write went
+    (``"ok"``, ``"behind"``: queued in the store, written when the database
+    frees, or ``"failed"``). Exceptions are the write's.
+    """
+    task = asyncio.ensure_future(asyncio.to_thread(call))
+    done, _ = await asyncio.wait({task}, timeout=BEHIND_AFTER)
+    if not done and room.saving != "behind":
+        room.saving = "behind"
+        room.broadcast({"type": "saving", "saving": "behind"})
+    try:
+        out = await task
+    except StoreBusyError:
+        room.saving = "behind"
+        raise
+    except BaseException:
+        room.saving = "failed"
+        raise
+    room.saving = "ok"
+    return out
+
+
+def restore(manager: RoomManager, room_type: Callable[..., Room], seat_type: Callable[..., Any]) -> list[Room]:
+    """Every room of ``manager.store`` rebuilt as it was last written (rooms that cannot be are logged and left).
+
+    ``room_type`` and ``seat_type`` are :class:`~snlmarkov.web.rooms.Room`
+    and :class:`~snlmarkov.web.rooms.SeatSlot`.
+    """
+    rooms = []
+    for row in manager.store.open_rooms():
+        if row.status == "abandoned":  # its game is stored; it was on its way out
+            continue
+        try:
+            rooms.append(_rebuild(manager, row, room_type, seat_type))
+        except (SnlError, ValueError, KeyError, TypeError) as exc:
+            log.warning("room %s: not restored: %s", row.id, exc)
+    return rooms
+
+
+def _rebuild(manager: RoomManager, row: RoomRow, room_type: Callable[..., Room], seat_type: Callable[..., Any]) -> Room:
+    s = json.loads(row.state)
+    if not isinstance(s, dict) or s.get("format") != STATE_FORMAT:
+        raise SnlError("unknown state format")
+    board = Board.from_dict(s["board"], source="stored room board")
+    rules = Rules().replace(**s["rules"])
+    room = room_type(
+        manager, s["kind"], s["board_name"], rules, s["mode"], float(s["countdown"]), s["owner"], board=board
+    )
+    room.id, room.status, room.game_id, room.seq = row.id, row.status, row.game_id, int(s["seq"])
+    room.host_secret, room.host_digest = "", str(s["host"])
+    room.seats = [
+        seat_type(x["name"], x["colour"], ai=bool(x["ai"]), secret="", digest=str(x["hash"])) for x in s["seats"]
+    ]
+    room.texts.extend(str(t) for t in s["texts"])
+    room.paused = bool(s["paused"])
+    if row.status in ("playing", "over"):
+        if [t for t, _ in row.turns] != list(range(int(s["turns"]))):
+            raise SnlError(f"the stored turns are not 0..{int(s['turns']) - 1}")
+        events = tuple(event_from_dict(e) for _, text in row.turns for e in json.loads(text))
+        record = GameRecord(
+            board=board,
+            rules=rules,
+            seats=tuple(Seat(x.name, x.colour) for x in room.seats),
+            mode=room.mode,
+            log=events,
+            dice=tuple(e.value for e in events if isinstance(e, Roll)),
+            positions=tuple(s["positions"]),
+            finishing_order=tuple(s["finished"]),
+        )
+        if row.status == "over":
+            room.game = Game.replay(record)
+        else:
+            room.game = Game.resume(record, rng=manager.seed_for(room))
+    room.odds_method = str(s["odds"])
+    return room
