@@ -41,6 +41,7 @@ _EXPORTS = {
     "SeedError": "errors",
     "InputFileError": "errors",
     "ModelError": "errors",
+    "AddressError": "errors",
     # configuration
     "Board": "board",
     "Rules": "rules",

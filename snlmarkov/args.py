@@ -24,7 +24,7 @@ from typing import Any
 
 from .board import Board
 from .errors import BoardError, GameError, RuleError
-from .limits import MAX_PLAYERS, check_rng
+from .limits import MAX_PLAYERS, check_rng, show_value
 from .rules import MODES, Rules
 from .state import GameState
 
@@ -107,10 +107,9 @@ def players_arg(players: Any, state: GameState | None = None, *, low: int = 1, h
     if players is None:
         players = DEFAULT_PLAYERS if state is None else state.players
     elif state is not None and _is_int(players) and players != state.players:
-        raise GameError(f"players={players}, but the state has {state.players} tokens")
+        raise GameError(f"players={show_value(players)}, but the state has {state.players} tokens")
     if not _is_int(players) or not low <= players <= high:
-        shown = f"an integer of {len(str(players))} digits" if _is_int(players) and players > 10**9 else repr(players)
-        raise GameError(f"players must be an integer {low}..{high} (docs/rules.md); got {shown}")
+        raise GameError(f"players must be an integer {low}..{high} (docs/rules.md); got {show_value(players)}")
     return int(players)
 
 

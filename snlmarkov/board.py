@@ -14,6 +14,7 @@ import json
 import math
 import sys
 import types
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ import numpy as np
 
 from .builtin_boards import BUILTIN_BOARDS
 from .errors import BoardError, LimitError, SnlError
-from .limits import MAX_FILE_BYTES, check_file, check_rng, clean_text, limit, parse_ascii_int
+from .limits import MAX_FILE_BYTES, check_file, check_rng, clean_text, limit, parse_ascii_int, show_value
 
 __all__ = ["Board", "BUILTIN_BOARDS"]
 
@@ -33,12 +34,12 @@ _DEFAULT_BOARD = "jungle"
 def _as_int(value: Any, what: str) -> int:
     """Return ``value`` as an int, refusing bools, floats with fractions and text."""
     if isinstance(value, (bool, np.bool_)):
-        raise BoardError(f"{what} must be an integer, got {value!r}")
+        raise BoardError(f"{what} must be an integer, got {show_value(value)}")
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
         return int(value)
-    raise BoardError(f"{what} must be an integer, got {value!r}")
+    raise BoardError(f"{what} must be an integer, got {show_value(value)}")
 
 
 @dataclass(frozen=True, eq=True)
@@ -107,9 +108,9 @@ class Board:
         clean: dict[int, int] = {}
         for raw_start, raw_end in self.jumps.items():
             start = _as_int(raw_start, "jump start")
-            end = _as_int(raw_end, f"end of jump from {start}")
+            end = _as_int(raw_end, f"end of jump from {show_value(start)}")
             if start in clean:
-                raise BoardError(f"two jumps from square {start}")
+                raise BoardError(f"two jumps from square {show_value(start)}")
             clean[start] = end
         if not isinstance(self.chain, (bool, np.bool_)):
             raise BoardError(f"chain must be True or False, got {self.chain!r}")
@@ -185,7 +186,7 @@ class Board:
         """
         square = _as_int(square, "square")
         if not 0 <= square <= self.size:
-            raise BoardError(f"square {square} is outside 0..{self.size}")
+            raise BoardError(f"square {show_value(square)} is outside 0..{self.size}")
         path = [square]
         while path[-1] in self.jumps and (len(path) == 1 or self.chain):
             path.append(self.jumps[path[-1]])
@@ -214,10 +215,10 @@ class Board:
         """
         square = _as_int(square, "square")
         if not 0 <= square <= self.size:
-            raise BoardError(f"square {square} is outside 0..{self.size}")
+            raise BoardError(f"square {show_value(square)} is outside 0..{self.size}")
         w = self.width if width is None else _as_int(width, "width")
         if w < 1:
-            raise BoardError(f"width must be positive, got {w}")
+            raise BoardError(f"width must be positive, got {show_value(w)}")
         if square == 0:
             return (0, -1)
         row, offset = divmod(square - 1, w)
@@ -286,14 +287,14 @@ class Board:
             snakes = _pairs(data.get("snakes", {}), "snakes")
             for s, e in ladders:
                 if e <= s:
-                    raise BoardError(f"ladder {s}->{e} does not go up")
+                    raise BoardError(f"ladder {show_value(s)}->{show_value(e)} does not go up")
             for s, e in snakes:
                 if e >= s:
-                    raise BoardError(f"snake {s}->{e} does not go down")
-            starts = [s for s, _ in ladders + snakes]
-            dup = sorted({s for s in starts if starts.count(s) > 1})
-            if dup:
-                raise BoardError(f"two jumps from square {dup[0]}")
+                    raise BoardError(f"snake {show_value(s)}->{show_value(e)} does not go down")
+            counts = Counter(s for s, _ in ladders + snakes)  # linear: a file may hold a million jumps
+            dup = min((s for s, c in counts.items() if c > 1), default=None)
+            if dup is not None:
+                raise BoardError(f"two jumps from square {show_value(dup)}")
             chain = data.get("chain", False)
             if not isinstance(chain, bool):
                 raise BoardError(f"chain must be true or false, got {chain!r}")
@@ -383,7 +384,7 @@ class Board:
             Fraction of squares ``1..size-1`` that start a jump (before
             removing the few that would chain or fall off the board).
         max_length : int, default 12
-            Longest jump.
+            Longest jump (at most ``size - 1`` is used: no longer one fits).
         rng : None, int >= 0, SeedSequence or numpy.random.Generator
             Seed or generator, checked by :func:`snlmarkov.limits.check_rng`.
 
@@ -395,10 +396,11 @@ class Board:
         """
         size = _check_size(size)
         if not isinstance(jump_fraction, (int, float, np.integer, np.floating)) or not 0.0 <= jump_fraction <= 1.0:
-            raise BoardError(f"jump_fraction must be in [0, 1], got {jump_fraction}")
+            raise BoardError(f"jump_fraction must be in [0, 1], got {show_value(jump_fraction)}")
         max_length = _as_int(max_length, "max_length")
         if max_length < 1:
-            raise BoardError(f"max_length must be at least 1, got {max_length}")
+            raise BoardError(f"max_length must be at least 1, got {show_value(max_length)}")
+        max_length = min(max_length, size - 1)  # no longer jump fits on the board
         gen = check_rng(rng)
         n_jumps = int(round(jump_fraction * (size - 1)))
         starts = gen.choice(np.arange(1, size), size=min(n_jumps, size - 1), replace=False)
@@ -421,7 +423,7 @@ def _pairs(value: Any, what: str) -> list[tuple[int, int]]:
         items = []
         for item in value:
             if not isinstance(item, (list, tuple)) or len(item) != 2:
-                raise BoardError(f"{what}: each entry must be a [start, end] pair, got {item!r}")
+                raise BoardError(f"{what}: each entry must be a [start, end] pair, got {show_value(item)}")
             items.append((item[0], item[1]))
     else:
         raise BoardError(f"{what} must be a table start -> end or a list of pairs")
@@ -437,12 +439,11 @@ def _check_size(value: Any) -> int:
     """A board size: an integer 2..MAX_BOARD_SIZE."""
     size = _as_int(value, "board size")
     if size < 2:
-        raise BoardError(f"board size must be at least 2, got {size}")
+        raise BoardError(f"board size must be at least 2, got {show_value(size)}")
     cap = limit("board_size")
     if size > cap:
-        shown = str(size) if size < 10**20 else f"about 10^{len(str(size)) - 1}"
         raise LimitError(
-            f"board size {shown} is over the limit of {cap} squares; set SNLMARKOV_MAX_BOARD_SIZE to raise it"
+            f"board size {show_value(size)} is over the limit of {cap} squares; set SNLMARKOV_MAX_BOARD_SIZE to raise it"
         )
     return size
 
@@ -524,15 +525,19 @@ def _load_toml(text: str) -> Any:
 def _validate_jumps(size: int, jumps: Mapping[int, int], *, chain: bool = False) -> None:  # noqa: C901
     for start, end in jumps.items():
         if start == 0:
-            raise BoardError(f"jump {start}->{end} starts on square 0, which is off the board")
+            raise BoardError(f"jump {show_value(start)}->{show_value(end)} starts on square 0, which is off the board")
         if start == size:
-            raise BoardError(f"jump {start}->{end} starts on the finish square {size}")
+            raise BoardError(
+                f"jump {show_value(start)}->{show_value(end)} starts on the finish square {show_value(size)}"
+            )
         if not 0 < start < size:
-            raise BoardError(f"jump {start}->{end} starts outside the board 0..{size}")
+            raise BoardError(
+                f"jump {show_value(start)}->{show_value(end)} starts outside the board 0..{show_value(size)}"
+            )
         if not 1 <= end <= size:
-            raise BoardError(f"jump {start}->{end} ends outside 1..{size}")
+            raise BoardError(f"jump {show_value(start)}->{show_value(end)} ends outside 1..{show_value(size)}")
         if end == start:
-            raise BoardError(f"jump {start}->{end} leads to itself")
+            raise BoardError(f"jump {show_value(start)}->{show_value(end)} leads to itself")
     if not chain:
         for start, end in jumps.items():
             if end in jumps:
@@ -544,13 +549,15 @@ def _validate_jumps(size: int, jumps: Mapping[int, int], *, chain: bool = False)
     done: set[int] = set()  # squares known to lead out of every chain
     for first in jumps:
         path: list[int] = []
+        on_path: dict[int, int] = {}  # square -> its place in path: the cycle check is O(1)
         square = first
         while square in jumps and square not in done:
-            if square in path:
-                cycle = path[path.index(square) :]
+            if square in on_path:
+                cycle = path[on_path[square] :]
                 low = cycle.index(min(cycle))
                 cycle = cycle[low:] + cycle[:low]
                 raise BoardError("jumps form a cycle: " + "->".join(map(str, cycle + [cycle[0]])))
+            on_path[square] = len(path)
             path.append(square)
             square = jumps[square]
         done.update(path)

@@ -21,6 +21,7 @@ __all__ = [
     "SeedError",
     "InputFileError",
     "ModelError",
+    "AddressError",
 ]
 
 
@@ -159,3 +160,16 @@ class ModelError(SnlError):
     """An exact model failed one of its own consistency checks (a row that does
     not sum to 1, a state that was not enumerated). It means a bug or a
     numerically hopeless input, never a silent wrong answer."""
+
+
+class AddressError(SnlError):
+    """A network address to serve on (``snlmarkov serve --host``) is not one this machine can bind.
+
+    Examples
+    --------
+    >>> from snlmarkov.cli.common import check_host
+    >>> check_host("999.999.999.999")
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.AddressError: --host '999.999.999.999' is not an address of this machine: not an IPv4 or IPv6 address, nor a name that resolves to one
+    """

@@ -17,13 +17,21 @@ says how to raise it, before any large allocation or long computation:
   (6, as ``docs/rules.md`` says); seats of a :class:`~snlmarkov.Game` in Python:
   :data:`MAX_SEATS` (1000);
 - memory one computation plans to use: 8 GiB, set by
-  ``SNLMARKOV_MEMORY_LIMIT`` (``32G``, ``512M`` or bytes).
+  ``SNLMARKOV_MEMORY_LIMIT`` (``32G``, ``512M`` or bytes);
+- worker processes a command starts: :func:`max_workers` (four per core,
+  at least 8), raised by ``SNLMARKOV_MAX_WORKERS``;
+- the (board, rules) pairs of one sweep: :data:`MAX_SWEEP_PAIRS` (100,000),
+  raised by ``SNLMARKOV_MAX_SWEEP_PAIRS``;
+- the streams of one simulation: :data:`MAX_STREAMS` (10,000).
 
 The helpers, one per kind of input: :func:`check_rng` (seeds and
 generators), :func:`check_file` (a path that must be a regular file of sane
 size), :func:`parse_ascii_int` (integers written as text),
-:func:`check_memory` (a memory estimate against the limit), and
-:func:`clean_text` (any board or seat name before it is printed).
+:func:`check_memory` (a memory estimate against the limit),
+:func:`check_count` (a count a caller passes: workers, streams, pairs),
+:func:`clean_text` (any board or seat name before it is printed) and
+:func:`show_value` (any value a caller gave, before a message echoes it: an
+integer of thousands of digits is not written out).
 """
 
 from __future__ import annotations
@@ -47,9 +55,14 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_EXACT_SQUARES",
     "MAX_SEATS",
+    "MAX_SWEEP_PAIRS",
+    "MAX_STREAMS",
     "DEFAULT_MEMORY_LIMIT",
     "memory_limit",
+    "max_workers",
     "check_memory",
+    "check_count",
+    "show_value",
     "check_rng",
     "check_file",
     "parse_ascii_int",
@@ -75,6 +88,10 @@ MAX_EXACT_SQUARES = 1000
 MAX_PLAYERS = 6
 #: Most seats the Python API's :class:`~snlmarkov.Game` takes.
 MAX_SEATS = 1000
+#: Most (board, rules) pairs one sweep evaluates (each is a full analysis); ``SNLMARKOV_MAX_SWEEP_PAIRS`` raises it.
+MAX_SWEEP_PAIRS = 100_000
+#: Most streams one simulation is split into (each is a task with its own seed).
+MAX_STREAMS = 10_000
 #: Default memory one computation may plan to use; ``SNLMARKOV_MEMORY_LIMIT`` changes it.
 DEFAULT_MEMORY_LIMIT = 8 * 2**30
 
@@ -99,7 +116,7 @@ def limit(name: str) -> int:
     """The value of a limit, with its environment override applied.
 
     ``name`` is one of ``"file_bytes"``, ``"record_bytes"``, ``"board_size"``,
-    ``"memory"``.
+    ``"memory"``, ``"workers"``, ``"sweep_pairs"``.
 
     Examples
     --------
@@ -111,6 +128,8 @@ def limit(name: str) -> int:
         "record_bytes": ("SNLMARKOV_MAX_RECORD_BYTES", MAX_RECORD_BYTES),
         "board_size": ("SNLMARKOV_MAX_BOARD_SIZE", MAX_BOARD_SIZE),
         "memory": ("SNLMARKOV_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT),
+        "workers": ("SNLMARKOV_MAX_WORKERS", max(8, 4 * (os.cpu_count() or 1))),
+        "sweep_pairs": ("SNLMARKOV_MAX_SWEEP_PAIRS", MAX_SWEEP_PAIRS),
     }
     env, default = table[name]
     return _env_int(env, default)
@@ -121,6 +140,68 @@ def memory_limit() -> int:
     return limit("memory")
 
 
+def max_workers() -> int:
+    """Most worker processes a command may start: four per core, at least 8 (``SNLMARKOV_MAX_WORKERS``)."""
+    return limit("workers")
+
+
+def check_count(
+    value: Any, what: str, cap: int, *, low: int = 1, env: str = "", error: type[Exception] = LimitError
+) -> int:
+    """A whole number ``low..cap`` a caller passed (workers, streams, pairs), refused before any work.
+
+    A value below ``low`` or not a whole number raises ``error``; one over
+    ``cap`` a :class:`~snlmarkov.errors.LimitError` naming the limit (and
+    ``env``, the setting that raises it, when there is one).
+
+    Examples
+    --------
+    >>> check_count(4, "workers", 64)
+    4
+    >>> check_count(10**30, "workers", 64, env="SNLMARKOV_MAX_WORKERS")
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.LimitError: workers (an integer of 31 digits) is over the limit of 64; set SNLMARKOV_MAX_WORKERS to raise it
+    """
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise error(f"{what} must be a whole number >= {low}; got {show_value(value)}")
+    if value > cap:
+        how = f"; set {env} to raise it" if env else ""
+        raise LimitError(f"{what} ({show_value(value)}) is over the limit of {cap}{how}")
+    return int(value)
+
+
+def show_value(value: Any, *, commas: bool = False) -> str:
+    """``value`` as a message may echo it: short, printable, never thousands of digits.
+
+    Integers of more than 30 digits are described, not written (Python
+    refuses to write one of over 4,300 digits), shorter ones written with
+    thousands separators when ``commas``; other values are their
+    ``repr``, cut to 60 characters, with control characters escaped.
+
+    Examples
+    --------
+    >>> show_value(42), show_value(10**40), show_value(10**5000), show_value(2.5)
+    ('42', 'an integer of 41 digits', 'an integer of about 5001 digits', '2.5')
+    >>> show_value(-(10**40))
+    'a negative integer of 41 digits'
+    """
+    import numpy as np
+
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        number = int(value)
+        size = abs(number)
+        if size < 10**30:
+            return f"{number:,}" if commas else str(number)
+        sign = "a negative integer" if number < 0 else "an integer"
+        if size.bit_length() <= 14_000:  # str() writes up to 4,300 digits
+            return f"{sign} of {len(str(size))} digits"
+        return f"{sign} of about {int(size.bit_length() * 0.30102999566398120) + 1} digits"
+    return _short(value)
+
+
 def format_bytes(n: float) -> str:
     """``n`` bytes in words.
 
@@ -129,6 +210,8 @@ def format_bytes(n: float) -> str:
     >>> format_bytes(3 * 2**30), format_bytes(1.5e14)
     ('3.0 GiB', '136.4 TiB')
     """
+    if n >= 2**40 * 10**6:
+        return "over a million TiB"
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
@@ -151,6 +234,7 @@ def check_memory(need: float, what: str, *, hint: str = "") -> None:
     snlmarkov.errors.LimitError: a simulation of 10^14 games would need about 909.5 TiB of memory, over the limit of 8.0 GiB; set SNLMARKOV_MEMORY_LIMIT (e.g. 32G) to raise it
     """
     cap = memory_limit()
+    need = min(need, 1e300)  # an estimate past any float (a count of thousands of digits) is still "too much"
     if need > cap:
         extra = f"; {hint}" if hint else ""
         raise LimitError(
@@ -199,7 +283,10 @@ def _seed_int(value: Any) -> bool:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails (an object's own, or numbers past Python's digit limit)
+        text = f"<{type(value).__name__}>"
     return clean_text(text if len(text) <= 60 else text[:57] + "...")
 
 

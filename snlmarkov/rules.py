@@ -16,7 +16,7 @@ from typing import Any
 
 from .dice import Die
 from .errors import RuleError
-from .limits import MAX_FACES, limit
+from .limits import MAX_FACES, limit, show_value
 
 __all__ = ["Rules", "Die", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
 
@@ -115,16 +115,18 @@ class Rules:
             raise RuleError(f"on_cap must be one of {', '.join(map(repr, CAP_POLICIES))}; got {self.on_cap!r}")
         for name in ("bonus_on_six", "start_on_six", "bump", "jump_after_bounce"):
             if not isinstance(getattr(self, name), bool):
-                raise RuleError(f"{name} must be True or False; got {getattr(self, name)!r}")
+                raise RuleError(f"{name} must be True or False; got {show_value(getattr(self, name))}")
         if self.max_sixes is not None and (not _is_int(self.max_sixes) or not 1 <= self.max_sixes <= MAX_FACES):
-            raise RuleError(f"max_sixes must be an integer 1..{MAX_FACES} or None; got {self.max_sixes!r}")
+            raise RuleError(f"max_sixes must be an integer 1..{MAX_FACES} or None; got {show_value(self.max_sixes)}")
         try:
             die = Die.coerce(self.die)
         except RuleError as exc:
             raise RuleError(f"die: {exc}") from None
         if faces is not None:
             if not _is_int(faces) or not 2 <= faces <= MAX_FACES:
-                raise RuleError(f"faces must be an integer 2..{MAX_FACES} (snlmarkov.limits.MAX_FACES); got {faces!r}")
+                raise RuleError(
+                    f"faces must be an integer 2..{MAX_FACES} (snlmarkov.limits.MAX_FACES); got {show_value(faces)}"
+                )
             if die != Die() and die != Die(int(faces)):
                 raise RuleError(f"give the die once: faces={faces!r} and die={die!r} disagree")
             die = Die(int(faces))
@@ -140,7 +142,7 @@ class Rules:
                 "redealt from under on_cap='redeal': use max_sixes=None, another on_cap, or a die with two values"
             )
         if not _is_int(self.bump_to) or not 1 <= self.bump_to <= limit("board_size"):
-            raise RuleError(f"bump_to must be an integer >= 1 (a square on the board); got {self.bump_to!r}")
+            raise RuleError(f"bump_to must be an integer >= 1 (a square on the board); got {show_value(self.bump_to)}")
         for name in ("max_sixes", "bump_to"):
             value = getattr(self, name)
             if value is not None:
@@ -242,7 +244,7 @@ class Rules:
                 f"(the die's top value); this board has {board.size}"
             )
         if not 1 <= self.bump_to <= board.size - 1:
-            raise RuleError(f"bump_to={self.bump_to} is not a square 1..{board.size - 1} of this board")
+            raise RuleError(f"bump_to={show_value(self.bump_to)} is not a square 1..{board.size - 1} of this board")
 
 
 def _faces(self: Rules) -> int:

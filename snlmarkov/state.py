@@ -36,6 +36,7 @@ from typing import Any
 
 from .board import Board
 from .errors import GameError
+from .limits import show_value
 from .rules import MODES, Rules
 
 __all__ = ["GameState"]
@@ -106,11 +107,11 @@ class GameState:
             raise GameError("GameState.positions must hold at least one seat's square")
         for i, p in enumerate(positions):
             if p < 0:
-                raise GameError(f"GameState.positions[{i}] = {p} is not a square (squares are >= 0)")
+                raise GameError(f"GameState.positions[{i}] = {show_value(p)} is not a square (squares are >= 0)")
         k = len(positions)
         to_move = _int(self.to_move, "to_move")
         if not 0 <= to_move < k:
-            raise GameError(f"GameState.to_move must be a seat 0..{k - 1}; got {to_move}")
+            raise GameError(f"GameState.to_move must be a seat 0..{k - 1}; got {show_value(to_move)}")
         places = _ints(self.places, "places")
         for i, seat in enumerate(places):
             if not 0 <= seat < k:
@@ -197,7 +198,7 @@ class GameState:
         size = board.size
         for i, p in enumerate(self.positions):
             if p > size:
-                raise GameError(f"GameState.positions[{i}] = {p} is off the board (squares 0..{size})")
+                raise GameError(f"GameState.positions[{i}] = {show_value(p)} is off the board (squares 0..{size})")
         home = [i for i, p in enumerate(self.positions) if p == size]
         if mode == "classic" and len(home) > 1:
             raise GameError(

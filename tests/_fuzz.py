@@ -105,3 +105,7 @@ hostile_number = st.one_of(
     st.none(),
 )
 hostile_value = st.one_of(hostile_number, hostile_text, st.lists(st.integers(-5, 200), max_size=3))
+
+#: Integers past every limit, some past Python's 4,300-digit limit for writing them out (not in
+#: ``hostile_number``: JSON and TOML writers refuse them, so file fuzzers cannot carry them).
+huge_integer = st.sampled_from([2**64, 10**30 + 7, 10**400, 10**5000, -(10**5000), -(2**70)])

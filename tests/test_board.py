@@ -145,3 +145,20 @@ def test_random_board_is_valid_and_reproducible():
         Board.random(100, jump_fraction=2.0)
     dest = a.destination()
     assert np.all(dest[dest] == dest)  # no chains
+
+
+@pytest.mark.parametrize("jumps", [{8: 3, 3: 5}, {3: 5, 8: 3}, {8: 3, 3: 9}, {2: 6, 6: 4}])
+def test_a_jump_ending_on_another_jumps_start_is_refused_without_chain(jumps):
+    """RULES: "a board on which some jump ends on another jump's start is rejected" (snakes too), in any order."""
+    ((first, mid),) = [(s, e) for s, e in jumps.items() if e in jumps]
+    with pytest.raises(BoardError, match=f"jumps chain: {first}->{mid} ends on the start of {mid}->{jumps[mid]}"):
+        Board(10, jumps)
+    data = {
+        "size": 10,
+        "ladders": {str(s): e for s, e in jumps.items() if e > s},
+        "snakes": {str(s): e for s, e in jumps.items() if e < s},
+    }
+    with pytest.raises(BoardError, match="jumps chain"):
+        Board.from_dict(data)
+    chained = Board(10, jumps, chain=True)  # allowed, and followed to its end
+    assert chained.destination()[first] == jumps[mid]

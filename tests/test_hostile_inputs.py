@@ -27,6 +27,7 @@ from snlmarkov import (
     UnwinnableBoardError,
     verify_game,
 )
+from snlmarkov.checks.stored import check_stored
 from snlmarkov.cli import main
 from snlmarkov.limits import check_rng, clean_text, parse_ascii_int
 
@@ -419,3 +420,324 @@ def test_error_lines_are_escaped_too(capsys):
     """Messages that join names as they are (here the list of seats) are escaped when printed."""
     err = refused(capsys, "play", "--names", "A\x1b[2J", "B", "--ai", "C", message="no seat named 'C'")
     assert "\x1b" not in err and "A\\x1b[2J" in err
+
+
+# ------------------------------------------------ issue 23: bounded cost of every input
+# Each case names its bound: the operation takes milliseconds, the bound allows seconds on a loaded machine.
+
+
+def timed(func, *args, **kwargs):
+    """``(result or exception, seconds)`` of one call."""
+    start = time.perf_counter()
+    try:
+        out = func(*args, **kwargs)
+    except Exception as exc:  # returned for the test to judge
+        out = exc
+    return out, time.perf_counter() - start
+
+
+def test_board_data_with_many_jumps_is_checked_in_linear_time(tmp_path):
+    n = 40_000  # the quadratic duplicate check took 48 s here
+    ladders = [[2 * i + 1, 2 * i + 2] for i in range(n)]
+    out, seconds = timed(Board.from_dict, {"size": 4 * n, "ladders": ladders + [[1, 3]]})
+    assert isinstance(out, BoardError) and "two jumps from square 1" in str(out)
+    assert seconds < 10
+    out, seconds = timed(Board.from_dict, {"size": 4 * n, "ladders": ladders})
+    assert isinstance(out, Board) and len(out.jumps) == n and seconds < 10
+    path = tmp_path / "many.toml"
+    path.write_text("size = 120000\n[ladders]\n" + "".join(f"{2 * i + 1} = {2 * i + 2}\n" for i in range(30_000)))
+    out, seconds = timed(Board.from_file, path)
+    assert isinstance(out, Board) and len(out.jumps) == 30_000 and seconds < 10
+
+
+def test_game_record_on_a_board_of_many_jumps_reads_in_linear_time():
+    board = Board(100_000, {2 * i + 1: 2 * i + 2 for i in range(30_000)})
+    text = Game(board, Rules.preset("plain"), players=1, dice=[1, 2, 3]).record().to_json()
+    out, seconds = timed(GameRecord.from_json, text)
+    assert isinstance(out, GameRecord) and out.board == board and seconds < 10
+
+
+def test_long_chains_build_in_linear_time_and_cycles_are_still_found():
+    n = 100_000  # the cycle check searched a list: over 30 s here
+    out, seconds = timed(Board, n + 2, {i: i + 1 for i in range(1, n + 1)}, chain=True)
+    assert isinstance(out, Board) and int(out.destination()[1]) == n + 1 and seconds < 10
+    cycle = {i: i + 1 for i in range(1, n)}
+    cycle[n] = 1
+    out, seconds = timed(Board, n + 2, cycle, chain=True)
+    assert isinstance(out, BoardError) and str(out).startswith("jumps form a cycle: 1->2->3") and seconds < 10
+
+
+def test_jump_uses_of_a_long_chain_take_linear_memory():
+    import tracemalloc
+
+    board = Board(6002, {i: i + 1 for i in range(1, 6001)}, chain=True)  # 4.1 GB before
+    tracemalloc.start()
+    try:
+        uses, seconds = timed(lambda: snl.analyze(board).jump_uses)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seconds < 30 and peak < 300 * 2**20, (seconds, peak)
+    # every game lands on 1..6 first, so it takes the whole chain to 6001: square 6000 once per game;
+    # square 1 is landed on only by a first roll of 1 (no turn starts below it afterwards)
+    assert uses[6000] == pytest.approx(1.0, abs=1e-9)
+    assert uses[1] == pytest.approx(1 / 6, abs=1e-9)
+
+
+def test_weighted_chain_landings_equal_the_explicit_landings_on_branching_chains():
+    """Chains that merge (two jumps ending on one start): the linear spread against every (roll, square) pair."""
+    from snlmarkov.chain.model import turn_model
+
+    board = Board(30, {2: 7, 4: 7, 7: 12, 9: 12, 12: 20, 15: 3, 3: 18, 25: 9}, chain=True)
+    for rules in (Rules(), Rules.preset("plain"), Rules(finish="bounce", jump_after_bounce=False)):
+        a = snl.analyze(board, rules)
+        want = np.asarray(turn_model(board, rules).landings.T @ a.occupancy).ravel()
+        np.testing.assert_allclose(a.landings, want, rtol=1e-12, atol=1e-14)
+
+
+def test_explicit_landings_of_long_chains_are_refused_before_allocating(monkeypatch):
+    from snlmarkov.chain.model import turn_model
+
+    board = Board(6002, {i: i + 1 for i in range(1, 6001)}, chain=True)
+    model = turn_model(board)
+    out, seconds = timed(lambda: model.landings)
+    assert isinstance(out, LimitError) and "chains of up to 6,000 jumps" in str(out) and seconds < 10
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "256M")  # the roll-level pairs: about 1.7 GB
+    out, seconds = timed(lambda: snl.analyze(board).hit_probability)
+    assert isinstance(out, LimitError) and "chains of up to 6,000 jumps" in str(out) and seconds < 10
+
+
+def test_length_distribution_of_a_long_board_has_no_subnormal_slowdown():
+    """20,000 squares, ladders on every odd square: the mass left behind decayed into subnormals (12 s)."""
+    from snlmarkov.analysis.distribution import absorption_times
+
+    board = Board(20_000, {2 * k + 1: 2 * k + 2 for k in range(9_999)})
+    a = snl.analyze(board)
+    sysm = a._system
+    begin = np.zeros(sysm.states.size)
+    begin[sysm.position(a.model.start)] = 1.0
+    d, seconds = timed(absorption_times, sysm.q, begin, tail=a.tail)
+    assert isinstance(d, snl.LengthDistribution) and seconds < 20, seconds
+    assert d.mean() == pytest.approx(a.expected_turns, rel=1e-9)
+    # the windowed, flushed product against the plain one on a small chain
+    q = a.model.matrix[:200, :200].tocsr()
+    start = np.zeros(200)
+    start[0] = 1.0
+    plain, v = [0.0], start.copy()
+    exit_ = 1.0 - np.asarray(q.sum(axis=1)).ravel()
+    while v.sum() > 1e-13:
+        plain.append(float(v @ exit_))
+        v = q.T @ v
+    got = absorption_times(q, start, exit_, tail=1e-13).probabilities
+    np.testing.assert_allclose(got, plain, atol=1e-15)
+
+
+@pytest.mark.parametrize("size", [10**6, 200_000, 10**5000], ids=["1e6", "2e5", "5001-digits"])
+def test_design_refuses_boards_whose_dense_matrices_pass_the_memory_limit(size):
+    out, seconds = timed(snl.design, snl.Target(mean=30), size=size)
+    assert isinstance(out, LimitError) and seconds < 5, out
+    assert "SNLMARKOV_" in str(out) and "Exceeds the limit" not in str(out)
+
+
+def test_simulate_streams_are_bounded_before_any_seed_is_spawned():
+    out, seconds = timed(snl.simulate, Board.builtin(), Rules(), 1000, streams=10**9, rng=1)
+    assert isinstance(out, LimitError) and "streams" in str(out) and seconds < 5
+    few = snl.simulate(Board.builtin(), Rules(), 10, streams=500, rng=3)  # more streams than games: 10 seeds
+    assert few.games == 10
+    assert (few.turns == snl.simulate(Board.builtin(), Rules(), 10, streams=10, rng=3).turns).all()
+
+
+@pytest.mark.parametrize("command", [["design", "--mean", "30"], ["sweep"]])
+def test_worker_counts_are_bounded(command, capsys):
+    start = time.perf_counter()
+    refused(capsys, *command, "--workers", "100000", message="workers must be 1..")
+    assert time.perf_counter() - start < 5
+
+
+def test_sweep_refuses_a_product_over_the_pair_limit_without_building_it():
+    b = Board.builtin()
+    out, seconds = timed(snl.sweep, [b] * 10**6, [Rules()] * 10**6, as_frame=False)
+    assert isinstance(out, LimitError) and "SNLMARKOV_MAX_SWEEP_PAIRS" in str(out) and seconds < 10
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"longer_than": -1}, "longer_than takes whole numbers"),
+        ({"longer_than": 10**5000}, "an integer of about 5001 digits"),
+        ({"quantiles": 2.0}, "strictly between 0 and 1"),
+        ({"players": 10**5000}, "an integer of about 5001 digits"),
+    ],
+)
+def test_sweep_options_are_refused_by_name(kwargs, message):
+    out, seconds = timed(snl.sweep, [Board.builtin()], Rules(), as_frame=False, **kwargs)
+    assert isinstance(out, SnlError) and message in str(out) and seconds < 5
+
+
+HUGE = 10**5000
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: Board(HUGE),
+        lambda: Board(-HUGE),
+        lambda: Board(10, {HUGE: 3}),
+        lambda: Board(10, {3: HUGE}),
+        lambda: Board(10).jump_path(HUGE),
+        lambda: Board.random(100, jump_fraction=HUGE),
+        lambda: Rules(bump_to=HUGE),
+        lambda: Rules(faces=HUGE),
+        lambda: Rules(max_sixes=HUGE),
+        lambda: Rules(bump=HUGE),
+        lambda: Game(players=HUGE),
+        lambda: snl.GameState((-HUGE, 0)),
+        lambda: snl.GameState((1, 0), to_move=HUGE),
+        lambda: snl.Odds(Board.builtin(), Rules(), players=HUGE),
+        lambda: snl.race(Board.builtin(), Rules(), players=HUGE),
+        lambda: snl.simulate(Board.builtin(), Rules(), HUGE),
+        lambda: snl.Target(mean=HUGE),
+        lambda: snl.Target(mean=30, max_sd=HUGE),
+        lambda: snl.design(snl.Target(mean=30), constraints=snl.Constraints(must_jump={HUGE})),
+        lambda: snl.analyze(Board(10)).position_distribution(HUGE),
+    ],
+)
+def test_integers_of_thousands_of_digits_give_a_named_error(call):
+    out, seconds = timed(call)
+    assert isinstance(out, SnlError), repr(out)
+    assert "digits" in str(out) and len(str(out)) < 400 and seconds < 5
+
+
+def test_show_value_describes_what_it_cannot_write():
+    from snlmarkov.limits import show_value
+
+    assert show_value(12) == "12" and show_value(10**40) == "an integer of 41 digits"
+    assert show_value(-(10**6000)).startswith("a negative integer of about 6001")
+    assert show_value(12345, commas=True) == "12,345" and show_value("x\x1b") == "'x\\x1b'"
+
+
+def test_random_board_with_an_overlong_jump_length():
+    out, seconds = timed(Board.random, 100, max_length=10**30, rng=1)
+    assert isinstance(out, Board) and seconds < 5
+    assert all(1 <= e <= 100 for e in out.jumps.values())
+
+
+@pytest.mark.parametrize(
+    "call, kind",
+    [
+        (lambda: snl.analyze("jungle"), snl.BoardError),
+        (lambda: snl.analyze(Board.builtin(), "app"), snl.RuleError),
+        (lambda: snl.race("jungle", Rules(), players=2), snl.BoardError),
+        (lambda: snl.design(snl.Target(mean=30), rules="app"), snl.RuleError),
+        (lambda: snl.sweep([3], Rules()), snl.BoardError),
+        (lambda: snl.sweep(["jungle"], [3]), snl.RuleError),
+        (lambda: snl.sweep(["jungle"], Rules(), mode="fast"), snl.GameError),
+        (lambda: snl.sweep(["jungle"], Rules(), players=9), snl.GameError),
+        (lambda: snl.verify_game("record"), snl.GameError),
+        (lambda: check_stored(["record"]), snl.GameError),
+    ],
+)
+def test_refusals_name_their_kind(call, kind):
+    out, seconds = timed(call)
+    assert type(out) is kind and seconds < 5, repr(out)
+
+
+# ---------------------------------------------------- stored games (snlmarkov games / verify --db)
+def _store(path, names=("Robot 1", "Hostess")):
+    from snlmarkov.web.store import GameStore
+
+    store = GameStore(path)
+    store.add(Game(players=list(names), rng=1).play(), room="r")
+    store.close()
+    return path
+
+
+def _sql(path, statement):
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.execute(statement)
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("command", ["games", "verify"])
+@pytest.mark.parametrize("kind", ["random bytes", "sqlite header", "other tables", "other columns", "truncated"])
+def test_a_file_that_is_not_a_game_store_is_one_line(tmp_path, capsys, command, kind):
+    import sqlite3
+
+    path = tmp_path / "g.sqlite"
+    if kind == "random bytes":
+        path.write_bytes(os.urandom(4096))
+    elif kind == "sqlite header":
+        path.write_bytes(b"SQLite format 3\x00" + os.urandom(4096))
+    elif kind == "other tables":
+        _sql(path, "CREATE TABLE other (x)")
+    elif kind == "other columns":
+        _sql(path, "CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT)")
+    else:
+        from snlmarkov.web.store import GameStore
+
+        store = GameStore(path)
+        for seed in range(40):
+            store.add(Game(players=2, rng=seed).play())
+        store.close()
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    before = path.read_bytes()
+    start = time.perf_counter()
+    refused(capsys, command, "--db", str(path), message="g.sqlite")
+    assert time.perf_counter() - start < 10
+    assert path.read_bytes() == before  # nothing written to a file that is not a store
+    if kind == "other tables":
+        con = sqlite3.connect(path)
+        assert [r[0] for r in con.execute("SELECT name FROM sqlite_master")] == ["other"]
+        con.close()
+
+
+@pytest.mark.parametrize("command", ["games", "verify"])
+def test_stored_rows_of_the_wrong_types_are_reported_not_raised(tmp_path, capsys, command):
+    path = _store(tmp_path / "g.sqlite")
+    _sql(path, "UPDATE games SET finished_at = 'yesterday'")
+    status, out, err = cli(capsys, command, "--db", str(path))
+    assert "Traceback" not in err and "finished_at is not a time" in out
+    assert status == (0 if command == "games" else 1)
+    _sql(path, "UPDATE games SET finished_at = 1.0, record = '{broken', players = 'many'")
+    status, out, err = cli(capsys, command, "--db", str(path))
+    assert "Traceback" not in err and "players is not a whole number" in out
+
+
+def test_games_prints_full_names_pages_and_escapes_what_the_file_holds(tmp_path, capsys):
+    path = _store(tmp_path / "g.sqlite", names=("Robot 1", "Hostess\x1b[2J"))
+    _store(path, names=("Hostess", "Robot 2"))
+    _sql(path, "UPDATE games SET mode = 'classic\x1b[31m' WHERE id = 2")
+    status, out, err = cli(capsys, "games", "--db", str(path))
+    assert status == 0 and "\x1b" not in out
+    lines = out.splitlines()
+    assert "/games/1" in lines[1] and "/games/2" in lines[2] and "classic\\x1b[31m" in lines[2]
+    winners = [line.split("/games/")[1].split(None, 1)[1] for line in lines[1:3]]
+    assert all(w in ("Robot 1", "Hostess\\x1b[2J", "Hostess", "Robot 2") for w in winners), winners
+
+
+# ---------------------------------------------------------------- small ones
+def test_odds_help_shows_a_plain_percent(capsys):
+    status, out, _ = cli(capsys, "odds", "--help")
+    assert status == 0 and "95% confidence" in out and "%%" not in out
+
+
+@pytest.mark.parametrize(
+    "option", [["--positions", "\u0661\u0662", "3"], ["--positions", "3", "3", "--to-move", "\u0661"]]
+)
+def test_odds_takes_only_ascii_digits(option, capsys):
+    refused(capsys, "odds", *option, message="digits 0-9")
+
+
+def test_report_games_message_speaks_of_games(capsys):
+    err = refused(capsys, "report", "--games", "-5", message="--games")
+    assert "seed" not in err
+
+
+@pytest.mark.parametrize("host", ["999.999.999.999", "", "1.2.3.4.5", "bad\x1bhost"])
+def test_serve_host_is_checked_before_the_address_is_printed(host, capsys):
+    status, out, err = cli(capsys, "serve", "--host", host, "--port", "0")
+    assert status == 2 and out == "" and "--host" in err and "Traceback" not in err

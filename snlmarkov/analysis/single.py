@@ -23,6 +23,7 @@ from ..chain.model import TransitionModel, check_model_memory, turn_landings, tu
 from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
 from ..errors import ModelError, SnlError
+from ..limits import check_memory, show_value
 from ..rules import Rules
 from .distribution import DEFAULT_TAIL, GeometricTail, LengthDistribution, absorption_times, geometric_tail
 from .hitting import hit_probabilities
@@ -256,9 +257,13 @@ class Analysis:
         >>> d.shape, float(d[0, 0]), bool(np.allclose(d.sum(axis=1), 1))
         ((4, 101), 1.0, True)
         """
+        if isinstance(turns, (bool, np.bool_)) or not isinstance(turns, (int, np.integer)) or turns < 0:
+            raise SnlError(f"turns must be a whole number >= 0, got {show_value(turns)}")
         turns = int(turns)
-        if turns < 0:
-            raise SnlError(f"turns must be non-negative, got {turns}")
+        check_memory(
+            8.0 * min(turns + 1, 2**62) * self.model.n_states,
+            f"the position distributions of {show_value(turns, commas=True)} turns",
+        )
         mt = self.model.matrix.T.tocsr()
         out = np.zeros((turns + 1, self.model.n_states))
         out[0, self.model.start] = 1.0

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..board import Board
 from ..dice import Die
+from ..limits import check_memory
 from ..rules import Rules
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "batchable",
     "roll_story",
     "index_dtype",
+    "ChainSteps",
     "chain_landings",
     "all_landings",
 ]
@@ -477,35 +479,103 @@ def _column_of(values: tuple[int, ...], face: Any) -> int:
     return lo if lo < len(values) and values[lo] == face else -1
 
 
-def chain_landings(board: Board) -> list[np.ndarray]:
-    """The squares landed on after the first when a chain of jumps is followed.
+@dataclass(frozen=True)
+class ChainSteps:
+    """The chains of jumps of a board, each stored once (memory O(size)).
 
-    ``extra[d][t]`` is the square where jump ``d + 2`` of the chain starting
-    on ``t`` acts (it counts as landed on), or -1. Empty unless the board
-    chains and some jump ends on another jump's start.
+    Attributes
+    ----------
+    step : ndarray of int64
+        ``step[t]`` is the next square where a jump acts when the chain
+        starting on ``t`` is followed (the end of the jump from ``t``, when
+        that end starts a jump too), or -1.
+    depth : ndarray of int64
+        ``depth[t]`` counts the later squares of that chain where a jump
+        acts: how many landings a roll that lands on ``t`` adds.
+    order : ndarray of int64
+        The squares with ``step >= 0``, each before its ``step`` (deepest
+        first): summing along the chains in this order visits every
+        square once.
+
+    A board without chains gives an empty, false value.
+    """
+
+    step: np.ndarray
+    depth: np.ndarray
+    order: np.ndarray
+
+    def __bool__(self) -> bool:
+        return bool(self.order.size)
+
+    def spread(self, mass: np.ndarray) -> np.ndarray:
+        """The landings that ``mass`` landed on jump starts adds further down their chains.
+
+        ``mass[t]`` is the weight of rolls that landed on ``t`` and took its
+        jump; the result holds, on every square, the weight that reached it
+        along a chain from an earlier square (not counting ``mass`` itself).
+        One pass over the chained squares: cost O(size).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board
+        >>> c = chain_landings(Board(6, {1: 3, 3: 5, 5: 2}, chain=True))
+        >>> c.spread(np.array([0, 1.0, 0, 0.5, 0, 0, 0])).tolist()
+        [0.0, 0.0, 0.0, 1.0, 0.0, 1.5, 0.0]
+        """
+        acc = np.array(mass, dtype=float)  # a copy: acc[t] is everything that reaches t, own mass included
+        step = self.step.tolist()
+        values = acc.tolist()
+        for t in self.order.tolist():  # every square before the one it leads to
+            values[step[t]] += values[t]
+        return np.asarray(values) - np.asarray(mass, dtype=float)
+
+    def pairs(self, landings: np.ndarray) -> int:
+        """How many later landings the chains from ``landings`` (jump starts, each a roll) add."""
+        return int(self.depth[landings].sum())
+
+
+def chain_landings(board: Board) -> ChainSteps:
+    """The chains of jumps of ``board``: the squares landed on after the first when one is followed.
+
+    On a chained board a roll that lands on ``t`` lands, as each jump of the
+    chain acts, on ``step[t]``, ``step[step[t]]``, ... (each counts as landed
+    on). The chains are stored once, as a next-square array
+    (:class:`ChainSteps`), so memory is O(size) however long they are; the
+    depths come from pointer doubling (O(size log length)). False unless the
+    board chains and some jump ends on another jump's start.
 
     Examples
     --------
     >>> from snlmarkov import Board
-    >>> [e.tolist() for e in chain_landings(Board(6, {1: 3, 3: 5, 5: 2}, chain=True))]
-    [[-1, 3, -1, 5, -1, -1, -1], [-1, 5, -1, -1, -1, -1, -1]]
+    >>> c = chain_landings(Board(6, {1: 3, 3: 5, 5: 2}, chain=True))
+    >>> c.step.tolist(), c.depth.tolist(), c.order.tolist()
+    ([-1, 3, -1, 5, -1, -1, -1], [0, 2, 0, 1, 0, 0, 0], [1, 3])
+    >>> bool(chain_landings(Board(6, {1: 3, 4: 5})))
+    False
     """
-    if not board.chain:
-        return []
     step = np.full(board.size + 1, -1, dtype=np.int64)  # the next jump start along a chain, or -1
-    for start, end in board.jumps.items():
-        if end in board.jumps:
-            step[start] = end
-    extra = []
-    cur = step.copy()
-    while (cur >= 0).any():
-        extra.append(cur)
-        cur = np.where(cur >= 0, step[np.maximum(cur, 0)], -1)
-    return extra
+    if board.chain and board.jumps:
+        starts = np.fromiter(board.jumps.keys(), dtype=np.int64, count=len(board.jumps))
+        ends = np.fromiter(board.jumps.values(), dtype=np.int64, count=len(board.jumps))
+        is_start = np.zeros(board.size + 1, dtype=bool)
+        is_start[starts] = True
+        chained = is_start[ends]
+        step[starts[chained]] = ends[chained]
+    depth = (step >= 0).astype(np.int64)
+    ptr = step.copy()
+    while True:  # pointer doubling: depth[t] = links from t to the end of its chain
+        live = ptr >= 0
+        if not live.any():
+            break
+        depth = depth + np.where(live, depth[np.maximum(ptr, 0)], 0)
+        ptr = np.where(live, ptr[np.maximum(ptr, 0)], -1)
+    linked = np.flatnonzero(step >= 0)
+    order = linked[np.argsort(-depth[linked], kind="stable")]  # a square's step is one shallower
+    return ChainSteps(step, depth, order)
 
 
 def all_landings(
-    board: Board, landing: np.ndarray, square: np.ndarray, extra: list[np.ndarray] | None = None
+    board: Board, landing: np.ndarray, square: np.ndarray, extra: ChainSteps | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every square each roll outcome lands on: ``(outcome index, square)`` pairs.
 
@@ -513,7 +583,11 @@ def all_landings(
     :class:`RollOutcomes`). An outcome lands on its ``landing`` (when it is
     not -1) and, when a jump acted there on a chained board, on every later
     square of the chain where a jump acts. ``extra`` is
-    :func:`chain_landings` (pass it to save recomputing it).
+    :func:`chain_landings` (pass it to save recomputing it). The pairs are
+    counted before they are made, and refused by
+    :func:`~snlmarkov.limits.check_memory` when they would pass the memory
+    limit (long chains landed on often make many); a weighted sum over them
+    needs no pairs (:meth:`ChainSteps.spread`).
 
     Examples
     --------
@@ -530,12 +604,17 @@ def all_landings(
     extra = chain_landings(board) if extra is None else extra
     if extra:
         jumped = hit[square[hit] != landing[hit]]  # a jump acted: the chain was followed
-        for later in extra:
-            more = later[landing[jumped]]
+        check_memory(
+            16.0 * (extra.pairs(landing[jumped]) + hit.size),
+            f"the landings of {hit.size:,} rolls on a board with chains of up to {int(extra.depth.max()) + 1:,} jumps",
+        )
+        more = extra.step[landing[jumped]]
+        while jumped.size:
             keep = more >= 0
             jumped, more = jumped[keep], more[keep]
             if not jumped.size:
                 break
             idx.append(jumped)
             sq.append(more)
+            more = extra.step[more]
     return np.concatenate(idx), np.concatenate(sq).astype(landing.dtype, copy=False)

@@ -399,7 +399,7 @@ def _turn_rows(  # noqa: C901, PLR0915
     n, f = board.size, len(rules.die.values)
     itype = index_dtype(n + 2 * rules.die.top + 2)
     dest = board.destination().astype(itype)
-    chained = chain_landings(board) if (landings or landing_weights is not None) else []
+    chained = chain_landings(board) if (landings or landing_weights is not None) else None
     no_cap = rules.max_sixes is None
     if no_cap and rules.bonus_on_six:  # levels until a run of sixes is rarer than NO_CAP_MASS
         depth = no_cap_depth(rules.die)
@@ -411,6 +411,11 @@ def _turn_rows(  # noqa: C901, PLR0915
     extra = int(no_cap) + int(minus_identity)
     block = max(64, _BLOCK_SLOTS // (f * est_levels + extra))
     max_levels = depth if rules.bonus_on_six else 1 + int(rules.start_on_six)
+    if landings and chained:  # each roll onto a chain lands on all of it: up to f per square and level
+        check_memory(
+            48.0 * max_levels * f * float(chained.depth.sum()),
+            f"the landings matrix of a {n:,}-square board with chains of up to {int(chained.depth.max()) + 1:,} jumps",
+        )
     capacity = n * (max_levels * f + extra) + 1  # every slot an entry: shrunk at the end
     out_idx = np.empty(capacity, dtype=index_dtype(capacity, n + 2))
     out_val = np.empty(capacity)
@@ -420,6 +425,7 @@ def _turn_rows(  # noqa: C901, PLR0915
     roll_counts = np.zeros(n + 1)
     land_r, land_c, land_v = [], [], []
     land_sum = np.zeros(n + 1)
+    chain_mass = np.zeros(n + 1)  # weight of rolls that took a jump whose end starts another
 
     for lo in range(0, n, block):
         hi = min(n, lo + block)
@@ -438,11 +444,10 @@ def _turn_rows(  # noqa: C901, PLR0915
                 hit = (s.landing >= 0) & (w > 0)
                 rows_w = landing_weights[lo:hi][live]
                 ww = rows_w[:, None] * w
-                if chained:  # a chain of jumps lands on every square where one acts
-                    at_w, sq_w = all_landings(board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
-                    land_sum += np.bincount(sq_w, weights=ww.ravel()[at_w], minlength=n + 1)
-                else:
-                    land_sum += np.bincount(s.landing[hit], weights=ww[hit], minlength=n + 1)
+                land_sum += np.bincount(s.landing[hit], weights=ww[hit], minlength=n + 1)
+                if chained:  # a chain of jumps lands on every square where one acts: spread once, at the end
+                    took = hit & (s.square != s.landing)
+                    chain_mass += np.bincount(s.landing[took], weights=ww[took], minlength=n + 1)
             if landings:
                 hit = (s.landing >= 0) & (w > 0)
                 rows_l = np.arange(lo, hi, dtype=itype)[live]
@@ -508,6 +513,8 @@ def _turn_rows(  # noqa: C901, PLR0915
     out_val.resize(nnz, refcheck=False)
     if landing_weights is not None:
         empty = np.zeros(0, dtype=itype)
+        if chained:
+            land_sum += chained.spread(chain_mass)
         land = (empty, empty, land_sum)
     elif landings and land_r:
         land = (np.concatenate(land_r), np.concatenate(land_c), np.concatenate(land_v))

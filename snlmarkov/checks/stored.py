@@ -54,8 +54,9 @@ from scipy import stats
 
 from ..board import Board
 from ..chain.model import turn_model
-from ..errors import SnlError
+from ..errors import GameError, SnlError
 from ..game.events import Bounce, Ladder, Move, Snake
+from ..limits import clean_text
 from ..rules import Rules
 from ..state import GameState
 from .crosschecking import Check, _holm
@@ -102,7 +103,7 @@ class StoredCheckReport:
         head = "PASSED" if self.passed else "FAILED"
         lines = [f"{head}: {self.games} stored games pooled against the exact model (alpha {self.alpha:g})"]
         for g in self.groups:
-            where = g.board.name or f"{g.board.size}-square board"
+            where = clean_text(g.board.name) if g.board.name else f"{g.board.size}-square board"
             lines.append(
                 f"  {where}, rules {g.rules.preset_name}: {g.games} games, {g.turns} turns, "
                 f"{g.finished_seats}/{g.seats} seats finished"
@@ -275,7 +276,7 @@ def check_stored(records: Iterable, *, alpha: float = 1e-4) -> StoredCheckReport
     count = 0
     for r in records:
         if not isinstance(r, GameRecord):
-            raise SnlError(f"check_stored takes GameRecords, got {type(r).__name__}")
+            raise GameError(f"check_stored takes GameRecords, got {type(r).__name__}")
         groups.setdefault((r.board, r.rules), []).append(r)
         count += 1
     if not 0 < alpha < 1:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..chain.mechanics import roll_story
 from ..chain.model import turn_model
-from ..errors import GameError, SnlError
+from ..errors import GameError
 from ..game.events import Bump, Finish, GameOver, Roll, Skip, event_from_dict
 from ..state import GameState
 
@@ -281,7 +281,7 @@ def verify_game(record, *, key: bytes | None = None) -> VerificationReport:  # n
     from ..game.record import GameRecord  # the engine's data class; no probability code
 
     if not isinstance(record, GameRecord):
-        raise SnlError(f"verify_game takes a GameRecord, got {type(record).__name__}")
+        raise GameError(f"verify_game takes a GameRecord, got {type(record).__name__}")
     if not record.log:
         raise GameError("the record's log is empty: there is no game to verify")
     signature = _signature(record, key)

@@ -72,16 +72,32 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _length_with_progress(a: Any) -> None:
-    """Compute the length distribution with a tqdm bar counting orders of magnitude of mass left."""
+    """Compute the length distribution with a tqdm bar in turns, towards an estimated horizon.
+
+    The horizon is first guessed from the mean and spread of the length
+    (known already), then, once mass has started to leave, from the rate at
+    which the mass left falls (decades per turn) down to the tail.
+    """
     from tqdm.auto import tqdm
 
     goal = -math.log10(a.tail)
-    with tqdm(total=round(goal, 1), desc="length distribution", unit="decade", file=sys.stderr) as bar:
+    guess = max(64, int(a.expected_turns + 8 * a.std_turns))
+    seen: list[tuple[int, float]] = []
+    with tqdm(total=guess, desc="length distribution", unit="turn", file=sys.stderr) as bar:
 
         def step(turns: int, left: float) -> None:
-            done = min(goal, -math.log10(left)) if left > 0 else goal
-            bar.n = round(max(done, 0.0), 1)
-            bar.set_postfix(turns=turns, refresh=False)
+            decades = -math.log10(left) if left > 0 else goal
+            seen.append((turns, decades))
+            if decades > 0.5 and len(seen) > 1:  # mass is leaving: extrapolate its decay to the tail
+                back_turns, back_decades = seen[len(seen) // 2]
+                rate = (decades - back_decades) / max(1, turns - back_turns)
+                if rate > 0:
+                    bar.total = max(turns, int(turns + (goal - decades) / rate))
+            bar.total = max(bar.total or 0, turns)
+            bar.n = turns
+            bar.set_postfix(left=f"{left:.1e}", refresh=False)
             bar.refresh()
 
         a.compute_length(progress=step)
+        bar.total = bar.n = max(bar.n, a.length.horizon)
+        bar.refresh()

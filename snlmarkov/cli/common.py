@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..builtin_boards import BUILTIN_BOARDS
 from ..dice import NAMED_DICE, Die
-from ..errors import BoardError, InputFileError, RuleError, SnlError
-from ..limits import MAX_PLAYERS, clean_text, parse_ascii_int
+from ..errors import AddressError, BoardError, InputFileError, RuleError, SnlError
+from ..limits import MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
 from ..rules import Rules
 
 if TYPE_CHECKING:
@@ -49,6 +49,11 @@ __all__ = [
     "seed_arg",
     "count_arg",
     "players_arg",
+    "ascii_int_arg",
+    "check_host",
+    "at_least_arg",
+    "whole_arg",
+    "workers_arg",
     "PLAYERS_HELP",
     "writable_folder",
     "show",
@@ -73,7 +78,8 @@ DIE_HELP = (
 )
 
 
-def _ascii_int(text: str) -> int:
+def ascii_int_arg(text: str) -> int:
+    """An integer in plain ASCII digits, with an optional sign (argparse type)."""
     try:
         return parse_ascii_int(text, "the value")
     except Exception:
@@ -82,23 +88,79 @@ def _ascii_int(text: str) -> int:
 
 def seed_arg(text: str) -> int:
     """``--seed``: an integer >= 0 in plain digits (argparse type)."""
-    value = _ascii_int(text)
+    value = ascii_int_arg(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {value}")
     return value
 
 
-def count_arg(text: str) -> int:
-    """``--games``, ``--max-turns``: an integer >= 1 in plain digits (argparse type)."""
-    value = _ascii_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+def check_host(host: str) -> str:
+    """``--host`` of ``snlmarkov serve``: an IP address or a name that resolves, checked before anything is printed.
+
+    Raises
+    ------
+    AddressError
+        For an empty or overlong value, control characters, or an address
+        that neither parses nor resolves (``999.999.999.999``).
+    """
+    import ipaddress
+    import socket
+
+    text = str(host)
+    shown = clean_text(text)
+    if not text or len(text) > 253 or clean_text(text) != text or text.strip() != text:
+        raise AddressError(f"--host {shown!r} is not an address: give an IP address or a host name")
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    unusable = AddressError(
+        f"--host {shown!r} is not an address of this machine: not an IPv4 or IPv6 address, "
+        "nor a name that resolves to one"
+    )
+    if all(part.isdigit() for part in text.split(".")):  # dotted digits that are not an IPv4 address
+        raise unusable
+    try:
+        socket.getaddrinfo(text, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise unusable from None
+    return text
+
+
+def at_least_arg(low: int, doc: str = "") -> Any:
+    """An argparse type: an integer >= ``low`` in plain digits."""
+
+    def parse(text: str) -> int:
+        value = ascii_int_arg(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {value}")
+        return value
+
+    parse.__doc__ = doc or f"An integer >= {low} in plain digits (argparse type)."
+    return parse
+
+
+#: A square, a seat or a count that may be 0 (argparse type).
+whole_arg = at_least_arg(0, "A square, a seat or a count that may be 0: an integer >= 0 in plain digits.")
+#: ``--games``, ``--max-turns``: an integer >= 1 in plain digits (argparse type).
+count_arg = at_least_arg(1, "``--games``, ``--max-turns``: an integer >= 1 in plain digits.")
+
+
+def workers_arg(text: str) -> int:
+    """``--workers``: 1 to :func:`~snlmarkov.limits.max_workers` processes, in plain digits (argparse type)."""
+    value = ascii_int_arg(text)
+    cap = max_workers()
+    if not 1 <= value <= cap:
+        raise argparse.ArgumentTypeError(
+            f"workers must be 1..{cap} (four per core; SNLMARKOV_MAX_WORKERS raises it), got {show_value(value)}"
+        )
     return value
 
 
 def players_arg(text: str) -> int:
     """``--players``: 1 to MAX_PLAYERS (argparse type); the same rule for every sub-command."""
-    value = _ascii_int(text)
+    value = ascii_int_arg(text)
     if not 1 <= value <= MAX_PLAYERS:
         raise argparse.ArgumentTypeError(f"players must be {PLAYERS_HELP}, got {value}")
     return value

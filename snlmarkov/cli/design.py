@@ -6,22 +6,12 @@ import argparse
 import math
 import sys
 
-from .common import RULES_HELP, add_die_argument, rules_from_args
+from .common import RULES_HELP, add_die_argument, at_least_arg, rules_from_args, workers_arg
 
 __all__ = ["register", "run"]
 
 
-def _count(low: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {value}")
-        return value
-
-    return parse
+_count = at_least_arg  # an integer >= low in plain digits
 
 
 def _number(text: str) -> float:
@@ -101,7 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = p.add_argument_group("search")
     s.add_argument("--seed", type=_count(0), default=1, help="seed (default 1): the same seed gives the same board")
     s.add_argument("--budget", type=_count(1), default=20_000, help="candidate boards at most (default 20000)")
-    s.add_argument("--workers", type=_count(1), default=1, help="processes to search on (default 1)")
+    s.add_argument("--workers", type=workers_arg, default=1, help="processes to search on (default 1)")
     s.add_argument("--out", default="designed.toml", metavar="FILE", help="board file to write (.toml or .json)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -113,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import BoardError
-    from ..search.anneal import design
+    from ..search.anneal import ISLANDS, design
     from ..search.files import write_board
     from ..search.target import Constraints, Target
 
@@ -155,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     if args.workers > 1:
-        with cf.ProcessPoolExecutor(max_workers=args.workers) as pool:
+        with cf.ProcessPoolExecutor(max_workers=min(args.workers, ISLANDS)) as pool:  # one island per process
             result = design(target, executor=pool, **common)
     else:
         result = design(target, **common)

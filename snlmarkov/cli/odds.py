@@ -34,7 +34,7 @@ import json
 from typing import Any
 
 from ..rules import MODES
-from .common import add_board_rules_arguments, board_from_args, rules_from_args
+from .common import add_board_rules_arguments, board_from_args, count_arg, rules_from_args, seed_arg, whole_arg
 
 __all__ = ["register", "run"]
 
@@ -49,22 +49,36 @@ def register(subparsers: Any) -> None:
         description=(
             "Exact win chances (and places under last_one_standing), expected rounds and turns left, from a "
             "state of a game. Seats are numbered from 0. Exact without bump, and with bump while at most 3 "
-            "seats are racing; otherwise Monte Carlo from the state with 95%% confidence intervals."
+            "seats are racing; otherwise Monte Carlo from the state with 95% confidence intervals."
         ),
     )
     parser.add_argument(
-        "--positions", nargs="+", type=int, required=True, metavar="SQUARE", help="each seat's square, seat 0 first"
+        "--positions",
+        nargs="+",
+        type=whole_arg,
+        required=True,
+        metavar="SQUARE",
+        help="each seat's square, seat 0 first",
     )
-    parser.add_argument("--to-move", type=int, default=0, metavar="SEAT", help="the seat to move next (default 0)")
     parser.add_argument(
-        "--places", nargs="*", type=int, default=[], metavar="SEAT", help="seats already finished, in finishing order"
+        "--to-move", type=whole_arg, default=0, metavar="SEAT", help="the seat to move next (default 0)"
+    )
+    parser.add_argument(
+        "--places",
+        nargs="*",
+        type=whole_arg,
+        default=[],
+        metavar="SEAT",
+        help="seats already finished, in finishing order",
     )
     parser.add_argument(
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
     )
     add_board_rules_arguments(parser)
-    parser.add_argument("--games", type=int, default=100_000, metavar="N", help="games to simulate when estimated")
-    parser.add_argument("--seed", type=int, metavar="INT", help="seed for the simulation (default: unpredictable)")
+    parser.add_argument(
+        "--games", type=count_arg, default=100_000, metavar="N", help="games to simulate when estimated"
+    )
+    parser.add_argument("--seed", type=seed_arg, metavar="INT", help="seed for the simulation (default: unpredictable)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(func=run)
 

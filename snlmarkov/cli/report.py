@@ -5,16 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_board_rules_arguments, board_from_args, seed_arg, writable_folder
+from .common import add_board_rules_arguments, board_from_args, seed_arg, whole_arg, writable_folder
 
 __all__ = ["register", "run"]
-
-
-def _positive(text: str) -> int:
-    value = seed_arg(text)  # plain ASCII digits, >= 0
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
     p.add_argument(
         "--games",
-        type=_positive,
+        type=whole_arg,
         default=DEFAULT_GAMES,
         metavar="N",
         help=f"games simulated for the cross-check (at least {MIN_GAMES}; default: {DEFAULT_GAMES})",
@@ -47,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--max-players",
-        type=_positive,
+        type=whole_arg,
         default=6,
         metavar="K",
         help="races are computed for 2..K players (2..6; default: 6)",

@@ -15,6 +15,7 @@ import argparse
 from typing import Any
 
 from ..errors import SnlError
+from .common import check_host
 
 __all__ = ["register", "run"]
 
@@ -57,6 +58,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    check_host(args.host)  # before the address is printed
     if not 0 <= args.port <= 65535:
         raise SnlError(f"--port must be 0..65535; got {args.port}")
     if not 0.05 <= args.countdown <= 600:

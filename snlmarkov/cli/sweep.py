@@ -5,19 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import RULES_HELP, add_die_argument, base_rules, rule_changes
+from .common import RULES_HELP, add_die_argument, base_rules, players_arg, rule_changes, workers_arg
 
 __all__ = ["register", "run"]
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,9 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rules", action="append", default=[], metavar="PRESET|FILE", help=RULES_HELP + " (repeatable)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="change one rule of every set")
     add_die_argument(p)
-    p.add_argument("--players", type=_workers, default=1, help="seats of the race (1..6; default 1)")
+    p.add_argument("--players", type=players_arg, default=1, help="seats of the race (1..6; default 1)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME", help="an extra figure (repeatable)")
-    p.add_argument("--workers", type=_workers, default=1, help="processes to compute on (default 1)")
+    p.add_argument("--workers", type=workers_arg, default=1, help="processes to compute on (default 1)")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

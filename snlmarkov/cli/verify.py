@@ -13,10 +13,10 @@ exit status is 0 when everything passed, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..errors import SnlError
+from .common import show
 
 __all__ = ["register", "run"]
 
@@ -40,41 +40,43 @@ def run(args: argparse.Namespace) -> int:
     """Print the per-game failures, the pooled report and the verdict."""
     from ..checks.stored import check_stored
     from ..checks.verify import SIGNED, verify_game
-    from ..web.store import GameStore, key_path, load_key
+    from ..web.store import key_path, load_key
+    from .games import open_store, stored_games
 
-    if not Path(args.db).is_file():
-        raise SnlError(f"no game store at {args.db!r}")
     if not 0 < args.alpha < 1:
         raise SnlError(f"--alpha must be in (0, 1); got {args.alpha}")
-    key = load_key(args.db)  # never made here: only the server makes its key
-    store = GameStore(args.db, create_key=False)
+    store = open_store(args.db)
     try:
-        records, bad, unsigned = [], 0, 0
-        games = store.games()
-        for game in games:
-            try:
-                record = store.record(game.id)
-                report = verify_game(record, key=key)
-            except SnlError as exc:  # a row that is not a valid record
+        key = load_key(args.db)  # never made here: only the server makes its key
+        records, bad, unsigned, total = [], 0, 0, 0
+        for game, record, problem in stored_games(store):
+            total += 1
+            where = f"game {show(game.id)} ({show(game.status)})"
+            if problem:  # a row that is not a valid record
                 bad += 1
-                print(f"game {game.id} ({game.status}): unreadable: {exc}")
+                print(f"{where}: {problem}")
+                continue
+            try:
+                report = verify_game(record, key=key)
+            except SnlError as exc:
+                bad += 1
+                print(f"{where}: unreadable: {show(exc)}")
                 continue
             if not report.passed or (game.status == "finished" and not report.finished):
                 bad += 1
                 why = (
                     "" if not report.passed else f" (stored as {game.status}, but the record is {report.rules_verdict})"
                 )
-                print(f"game {game.id} ({game.status}): {report}{why}")
+                print(f"{where}: {report}{why}")
             if key is not None and report.signature != SIGNED:
                 unsigned += 1
-                print(f"game {game.id} ({game.status}): {report.signature}")
+                print(f"{where}: {report.signature}")
             records.append(record)
     finally:
         store.close()
-    total = len(games)
     print(f"{total - bad} of {total} stored games verify turn by turn")
     if key is None:
-        print(f"signatures not checked: no signing key at {str(key_path(args.db))!r}")
+        print(f"signatures not checked: no signing key at {show(str(key_path(args.db)))!r}")
     else:
         print(f"{total - unsigned} of {total} signed by this server, {unsigned} not signed / signature does not match")
     pooled = check_stored(records, alpha=args.alpha)

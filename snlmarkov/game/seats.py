@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GameError, LimitError
-from ..limits import MAX_SEATS, clean_text
+from ..limits import MAX_SEATS, clean_text, show_value
 from .events import _is_int
 
 __all__ = ["Seat", "COLOURS"]
@@ -89,9 +89,11 @@ def _make_seats(players: Any) -> tuple[Seat, ...]:
     """Seats from a count or from a sequence of names and Seats."""
     if _is_int(players):
         if players < 1:
-            raise GameError(f"players must be at least 1; got {players}")
+            raise GameError(f"players must be at least 1; got {show_value(players)}")
         if players > MAX_SEATS:
-            raise LimitError(f"a game seats at most {MAX_SEATS} players (snlmarkov.limits.MAX_SEATS); got {players}")
+            raise LimitError(
+                f"a game seats at most {MAX_SEATS} players (snlmarkov.limits.MAX_SEATS); got {show_value(players)}"
+            )
         return tuple(Seat.default(i) for i in range(int(players)))
     if isinstance(players, (str, bytes)) or not isinstance(players, Iterable):
         raise GameError(f"players must be a count or a list of names or Seats; got {players!r}")

@@ -13,7 +13,7 @@ import numpy as np
 from ..analysis.distribution import LengthDistribution
 from ..args import mode_arg, players_arg
 from ..board import Board
-from ..errors import SnlError
+from ..errors import BoardError, RuleError, SnlError
 from ..rules import Rules
 
 __all__ = ["RaceResult"]
@@ -104,9 +104,9 @@ class RaceResult:
 
     def __post_init__(self) -> None:  # noqa: C901
         if not isinstance(self.board, Board):
-            raise SnlError(f"board must be a Board, got {type(self.board).__name__}")
+            raise BoardError(f"board must be a Board, got {type(self.board).__name__}")
         if not isinstance(self.rules, Rules):
-            raise SnlError(f"rules must be a Rules, got {type(self.rules).__name__}")
+            raise RuleError(f"rules must be a Rules, got {type(self.rules).__name__}")
         k = players_arg(self.players)
         mode = mode_arg(self.mode)
         if not isinstance(self.method, str) or not self.method:

@@ -43,7 +43,7 @@ from .._version import __version__
 from ..analysis.single import Analysis, analyze
 from ..args import board_arg, rules_arg
 from ..board import Board
-from ..errors import SnlError
+from ..errors import SeedError, SnlError
 from ..limits import clean_text
 from ..plots._common import board_label
 from ..rules import FINISH_RULES, MODES, Rules
@@ -443,7 +443,7 @@ def write_report(
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < MIN_GAMES:
         raise SnlError(f"games must be an integer >= {MIN_GAMES}, got {games!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise SnlError(f"seed must be a non-negative integer, got {seed!r}")
+        raise SeedError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(max_players, bool) or not isinstance(max_players, (int, np.integer)) or not 2 <= max_players <= 6:
         raise SnlError(f"max_players must be an integer in 2..6, got {max_players!r}")
     out = Path(out)

@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..board import Board
-from ..errors import SnlError, TargetError
+from ..errors import RuleError, TargetError
+from ..limits import check_count, limit, show_value
 from ..rules import Rules
 from ..sim.parallel import seed_root
-from .batch import evaluate, single_threaded
+from .batch import check_batch_memory, evaluate, single_threaded
 from .target import Constraints, Target
 
 __all__ = ["design", "DesignResult", "DesignedBoard", "DEFAULT_BUDGET", "ISLANDS", "CHAINS"]
@@ -351,7 +352,7 @@ def _anneal(problem: _Problem, seed: np.random.SeedSequence, budget: int, tick: 
 
 def _count(value: Any, what: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise TargetError(f"{what} must be a whole number >= {low}; got {value!r}")
+        raise TargetError(f"{what} must be a whole number >= {low}; got {show_value(value)}")
     return int(value)
 
 
@@ -426,8 +427,9 @@ def design(  # noqa: C901
         raise TargetError(f"constraints must be Constraints; got {type(constraints).__name__}")
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
-        raise SnlError(f"rules must be Rules; got {type(rules).__name__}")
-    size = _count(size, "size", 2)
+        raise RuleError(f"rules must be Rules; got {type(rules).__name__}")
+    size = check_count(size, "size", limit("board_size"), low=2, env="SNLMARKOV_MAX_BOARD_SIZE", error=TargetError)
+    check_batch_memory(CHAINS, size, rules, "design()")
     lad, sna = _count(ladders, "ladders", 0), _count(snakes, "snakes", 0)
     if lad + sna > size - 1:
         raise TargetError(f"{lad + sna} jumps do not fit on a board of {size} squares")

@@ -27,6 +27,7 @@ import numpy as np
 from ..board import Board
 from ..chain.mechanics import batchable, no_cap_depth, roll_slots_batch
 from ..errors import SnlError, UnwinnableBoardError
+from ..limits import check_memory
 from ..rules import Rules
 
 __all__ = [
@@ -283,6 +284,40 @@ class BatchFigures:
         return (pmf * at_least ** (players - 1)).sum(axis=1)
 
 
+#: Bytes per entry of one board's dense turn matrix while a batch is solved (the matrix, ``I - Q`` and its LU).
+BYTES_PER_ENTRY = 24
+
+
+def check_batch_memory(boards: int, size: int, rules: Rules, what: str) -> None:
+    """Refuse, before allocating, solving ``boards`` boards of ``size`` squares under ``rules`` with dense matrices.
+
+    :func:`evaluate` holds one block of boards at a time (:data:`BATCH`,
+    fewer for long boards or many-valued dice), each board's dense
+    ``(size, size)`` matrix three times over (:data:`BYTES_PER_ENTRY`):
+    the cost grows with the square of the board.
+
+    Raises
+    ------
+    LimitError
+        Naming ``what``, the estimate and the limit.
+
+    Examples
+    --------
+    >>> check_batch_memory(32, 10**6, Rules(), "design()")
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.LimitError: design() (1 board of 1,000,000 squares at a time, as dense matrices) would need about 21.8 TiB of memory, over the limit of 8.0 GiB; use smaller boards; set SNLMARKOV_MEMORY_LIMIT (e.g. 32G) to raise it
+    """
+    at_once = max(1, min(int(boards), _boards_per_block(rules, size + 1)))
+    need = float(BYTES_PER_ENTRY) * at_once * float(size + 2) ** 2
+    many = "board" if at_once == 1 else "boards"
+    check_memory(
+        need,
+        f"{what} ({at_once} {many} of {size:,} squares at a time, as dense matrices)",
+        hint="use smaller boards",
+    )
+
+
 def evaluate(
     dest: np.ndarray,
     rules: Rules,
@@ -325,6 +360,7 @@ def evaluate(
         raise SnlError("dest must be a (boards, N + 1) array")
     b_count, n1 = dest.shape
     n = n1 - 1
+    check_batch_memory(b_count, n, rules, "evaluate()")
     share_sq = np.asarray(shares, dtype=np.int64)
     if share_sq.ndim == 1:
         share_sq = np.broadcast_to(share_sq, (b_count, share_sq.size))

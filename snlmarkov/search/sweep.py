@@ -25,7 +25,8 @@ import numpy as np
 from ..analysis.single import Analysis, analyze
 from ..args import mode_arg, players_arg
 from ..board import Board
-from ..errors import MetricError, SnlError, SweepError
+from ..errors import BoardError, LimitError, MetricError, RuleError, SnlError, SweepError
+from ..limits import limit, show_value
 from ..races.core import race
 from ..rules import Rules
 from ..sim.parallel import seed_root
@@ -103,11 +104,13 @@ def rules_grid(base: Rules | str | None = None, **axes: Iterable[Any]) -> list[R
     return [start.replace(**dict(zip(names, combo))) for combo in itertools.product(*values)]
 
 
-def _as_boards(boards: Any) -> list[Board]:
+def _as_boards(boards: Any, cap: int) -> list[Board]:
     if isinstance(boards, (Board, str, Path)):
         boards = [boards]
+    if not isinstance(boards, Iterable):
+        raise BoardError(f"boards must be Boards, built-in board names or board files; got {type(boards).__name__}")
     out = []
-    for b in boards:
+    for b in itertools.islice(boards, cap + 1):  # a longer list is refused by the pair limit
         if isinstance(b, Board):
             out.append(b)
         elif isinstance(b, Path) or (isinstance(b, str) and Path(b).suffix.lower() in (".toml", ".json")):
@@ -115,23 +118,25 @@ def _as_boards(boards: Any) -> list[Board]:
         elif isinstance(b, str):
             out.append(Board.builtin(b))
         else:
-            raise SnlError(f"boards must be Boards, built-in board names or board files; got {type(b).__name__}")
+            raise BoardError(f"boards must be Boards, built-in board names or board files; got {type(b).__name__}")
     if not out:
         raise SnlError("a sweep needs at least one board")
     return out
 
 
-def _as_rules(rules: Any) -> list[Rules]:
+def _as_rules(rules: Any, cap: int) -> list[Rules]:
     if rules is None or isinstance(rules, (Rules, str)):
         rules = [rules]
+    if not isinstance(rules, Iterable):
+        raise RuleError(f"rules must be Rules or preset names; got {type(rules).__name__}")
     out = []
-    for r in rules:
+    for r in itertools.islice(rules, cap + 1):
         if r is None or isinstance(r, str):
             out.append(Rules.preset(r))
         elif isinstance(r, Rules):
             out.append(r)
         else:
-            raise SnlError(f"rules must be Rules or preset names; got {type(r).__name__}")
+            raise RuleError(f"rules must be Rules or preset names; got {type(r).__name__}")
     if not out:
         raise SnlError("a sweep needs at least one rule set")
     return out
@@ -161,14 +166,18 @@ def _quantile_name(q: float) -> str:
 
 def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, metrics: Any) -> dict[str, Any]:
     players, mode = players_arg(players), mode_arg(mode)
-    qs = tuple(float(q) for q in quantiles)
-    for q in qs:
-        if not 0.0 < q < 1.0:
-            raise SnlError(f"quantiles must lie strictly between 0 and 1; got {q}")
-    ts = tuple(int(t) for t in longer_than)
-    for t, raw in zip(ts, longer_than):
-        if t != raw or t < 0:
-            raise SnlError(f"longer_than takes non-negative whole numbers of turns; got {raw!r}")
+    qs = []
+    for raw in _several(quantiles, "quantiles"):
+        if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, float, np.integer, np.floating)):
+            raise SnlError(f"quantiles must be numbers strictly between 0 and 1; got {show_value(raw)}")
+        if not 0 < raw < 1:
+            raise SnlError(f"quantiles must lie strictly between 0 and 1; got {show_value(raw)}")
+        qs.append(float(raw))
+    ts = []
+    for raw in _several(longer_than, "longer_than"):
+        if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, np.integer)) or not 0 <= raw <= 10**9:
+            raise SnlError(f"longer_than takes whole numbers of turns 0..10^9; got {show_value(raw)}")
+        ts.append(int(raw))
     if isinstance(metrics, str):
         metrics = (metrics,)
     names = tuple(metrics)
@@ -177,7 +186,17 @@ def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, me
         raise MetricError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(METRICS)}")
     if "win_probability" in names and int(players) < 2:
         raise MetricError("metric 'win_probability' needs players >= 2")
-    return {"players": int(players), "mode": mode, "quantiles": qs, "longer_than": ts, "metrics": names}
+    return {"players": int(players), "mode": mode, "quantiles": tuple(qs), "longer_than": tuple(ts), "metrics": names}
+
+
+def _several(values: Any, what: str) -> list[Any]:
+    """One value or an iterable of them, as a list (at most 1000: each is a column)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        values = [values]
+    out = list(itertools.islice(values, 1001))
+    if len(out) > 1000:
+        raise LimitError(f"{what} takes at most 1000 values (each is a column)")
+    return out
 
 
 def _row(board: Board, rules: Rules, options: Mapping[str, Any], seed: np.random.SeedSequence) -> dict[str, Any]:
@@ -325,6 +344,11 @@ def sweep(
         ``rules`` and ``index``, with the original error in ``cause``.
     MetricError
         For an unknown metric name.
+    LimitError
+        When ``boards x rules`` holds more than
+        :data:`snlmarkov.limits.MAX_SWEEP_PAIRS` pairs (100,000;
+        ``SNLMARKOV_MAX_SWEEP_PAIRS`` raises it), refused before any is
+        evaluated.
 
     Examples
     --------
@@ -336,17 +360,33 @@ def sweep(
     (42, 114)
     """
     options = _check_options(players, mode, quantiles, longer_than, metrics)
-    board_list, rules_list = _as_boards(boards), _as_rules(rules)
+    cap = limit("sweep_pairs")
+    board_list, rules_list = _as_boards(boards, cap), _as_rules(rules, cap)
+    n_pairs = len(board_list) * len(rules_list)
+    if n_pairs > cap:  # refused before a pair, a seed or a task is made
+        counts = [f"over {cap:,}" if len(x) > cap else f"{len(x):,}" for x in (board_list, rules_list)]
+        raise LimitError(
+            f"a sweep of {counts[0]} boards x {counts[1]} rule sets is over the limit of {cap:,} pairs "
+            "(each is a full analysis); set SNLMARKOV_MAX_SWEEP_PAIRS to raise it"
+        )
     pairs = [(b, r) for b in board_list for r in rules_list]
     seeds = seed_root(rng).spawn(len(pairs))
-    tasks = [(i, pack_board(b), r, seeds[i]) for i, (b, r) in enumerate(pairs)]
+    packed: dict[int, dict[str, Any]] = {}  # one packed copy per board object, shared by its pairs
+    tasks = []
+    for i, (b, r) in enumerate(pairs):
+        if id(b) not in packed:
+            packed[id(b)] = pack_board(b)
+        tasks.append((i, packed[id(b)], r, seeds[i]))
     results = _run(tasks, options, executor, chunksize, progress)
     dicts = [_fields(r) for r in rules_list]
     varying = [k for k in dicts[0] if len({repr(d[k]) for d in dicts}) > 1]
+    first_index: dict[Board, int] = {}  # a board's label counts from its first place in the list
+    for k, b in enumerate(board_list):
+        first_index.setdefault(b, k)
     records = []
     for i, (b, r) in enumerate(pairs):
         head: dict[str, Any] = {
-            "board": b.name or f"board{board_list.index(b)}",
+            "board": b.name or f"board{first_index[b]}",
             "size": b.size,
             "ladders": len(b.ladders),
             "snakes": len(b.snakes),

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TargetError
+from ..limits import show_value
 
 __all__ = ["Goal", "Target", "Constraints", "FIGURES", "OPS", "PROBABILITY_SCALE"]
 
@@ -39,8 +40,11 @@ _TURN_FIGURES = ("mean", "sd", "quantile")
 
 def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TargetError(f"{what} must be a number; got {value!r}")
-    out = float(value)
+        raise TargetError(f"{what} must be a number; got {show_value(value)}")
+    try:
+        out = float(value)
+    except OverflowError:  # an integer past the largest float
+        raise TargetError(f"{what} must be finite; got {show_value(value)}") from None
     if not math.isfinite(out):
         raise TargetError(f"{what} must be finite; got {value!r}")
     return out
@@ -296,11 +300,11 @@ class Target:
 
 def _squares(value: Any, what: str) -> frozenset[int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TargetError(f"{what} takes a collection of squares; got {value!r}")
+        raise TargetError(f"{what} takes a collection of squares; got {show_value(value)}")
     out = set()
     for s in value:
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TargetError(f"{what}: squares are whole numbers; got {s!r}")
+            raise TargetError(f"{what}: squares are whole numbers; got {show_value(s)}")
         out.add(int(s))
     return frozenset(out)
 
@@ -309,8 +313,8 @@ def _length(value: Any, what: str) -> float:
     if value == math.inf:
         return math.inf
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise TargetError(f"{what} must be a whole number of squares >= 1 (or math.inf); got {value!r}")
-    return float(value)
+        raise TargetError(f"{what} must be a whole number of squares >= 1 (or math.inf); got {show_value(value)}")
+    return math.inf if value > 2**53 else float(value)  # no longer jump fits on any board
 
 
 @dataclass(frozen=True)
@@ -362,7 +366,7 @@ class Constraints:
         must, never = _squares(self.must_jump, "must_jump"), _squares(self.no_jump, "no_jump")
         both = sorted(must & never)
         if both:
-            raise TargetError(f"square {both[0]} is both in must_jump and in no_jump")
+            raise TargetError(f"square {show_value(both[0])} is both in must_jump and in no_jump")
         object.__setattr__(self, "must_jump", must)
         object.__setattr__(self, "no_jump", never)
 
@@ -370,7 +374,7 @@ class Constraints:
         """Refuse constraints no board of this size and jump count can meet (the message says why)."""
         for s in sorted(self.must_jump | self.no_jump):
             if not 1 <= s <= size - 1:
-                raise TargetError(f"square {s} is not a square 1..{size - 1} where a jump may start")
+                raise TargetError(f"square {show_value(s)} is not a square 1..{size - 1} where a jump may start")
         if len(self.must_jump) > ladders + snakes:
             raise TargetError(
                 f"{len(self.must_jump)} squares must hold a jump, but the board has {ladders + snakes} jumps"

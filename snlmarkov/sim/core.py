@@ -27,7 +27,7 @@ import numpy as np
 from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
 from ..errors import BoardError, GameError, RuleError
-from ..limits import check_memory, check_rng, clean_text
+from ..limits import check_memory, check_rng, clean_text, show_value
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -240,9 +240,9 @@ def _std(values: np.ndarray) -> float:
 
 def _count(value: Any, what: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise GameError(f"{what} must be a positive integer, got {value!r}")
+        raise GameError(f"{what} must be a positive integer, got {show_value(value)}")
     if value < 1:
-        raise GameError(f"{what} must be at least 1, got {value}")
+        raise GameError(f"{what} must be at least 1, got {show_value(value)}")
     return int(value)
 
 
@@ -299,7 +299,7 @@ def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_tu
     held = games if keep == "games" else min(games, _summary_chunk())
     check_memory(
         held * bytes_per_game(players) + 64 * (board.size + 1),
-        f"simulating {games:,} games of {players} player{'s' if players > 1 else ''}",
+        f"simulating {show_value(games, commas=True)} games of {players} player{'s' if players > 1 else ''}",
         hint='simulate(..., keep="summary") keeps only histograms, in constant memory',
     )
     check_winnable(board, rules, players > 1)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..board import Board
 from ..errors import GameError
-from ..limits import check_rng
+from ..limits import MAX_STREAMS, check_count, check_rng
 from ..rules import Rules
 
 __all__ = ["STREAMS", "seed_root", "split_games", "merge_results", "simulate_streams"]
@@ -166,12 +166,11 @@ def simulate_streams(
     this module does not import the one that calls it). Summaries of the
     streams are merged in stream order with their own ``merge``.
     """
-    if isinstance(streams, bool) or not isinstance(streams, (int, np.integer)) or streams < 1:
-        raise GameError(f"streams must be a whole number >= 1; got {streams!r}")
+    streams = check_count(streams, "streams", MAX_STREAMS, error=GameError)
     if executor is not None and not isinstance(executor, cf.Executor):
         raise GameError(f"executor must be a concurrent.futures.Executor; got {type(executor).__name__}")
     sizes = split_games(games, int(streams))
-    seeds = seed_root(rng).spawn(int(streams))[: len(sizes)]
+    seeds = seed_root(rng).spawn(len(sizes))  # the first of spawn(streams): only the streams that get games
     packed = _pack(board)
     args = [(play, packed, rules, n, players, mode, seed, max_turns, start) for n, seed in zip(sizes, seeds)]
     outs: list[dict[str, Any]] = [{} for _ in sizes]
