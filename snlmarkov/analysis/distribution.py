@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..chain.threads import single_blas_thread
-from ..errors import SnlError
+from ..errors import LimitError, SnlError
 from ..limits import check_rng
 
 __all__ = [
@@ -24,8 +24,8 @@ __all__ = [
 #: Default bound on the probability left beyond the horizon.
 DEFAULT_TAIL = 1e-13
 
-#: Chains of at most this many transient states get their decay rate from a dense eigen-solve.
-DENSE_EIG_STATES = 1500
+#: Largest chain (transient states reachable from the start) whose decay rate is computed (a dense eigen-solve).
+DENSE_EIG_STATES = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -352,8 +352,9 @@ def geometric_tail(transient: sp.csr_matrix, start: np.ndarray) -> GeometricTail
     eigenvalue, real and non-negative), ``P(K > k) = start Q^k 1 ~ C rho^k``
     where ``C = (start . h)(pi . 1) / (pi . h)`` for the right and left Perron
     vectors ``h`` and ``pi``. Only the states reachable from ``start`` count.
-    Small chains (:data:`DENSE_EIG_STATES`) take a dense eigen-solve, larger
-    ones ARPACK on ``Q`` and on ``Q^T``. A Perron root shared by two classes
+    It is a dense eigen-solve, for chains of at most :data:`DENSE_EIG_STATES`
+    states (an iterative solve of larger ones, whose spectra crowd near 1,
+    is not reliable enough to be called exact). A Perron root shared by two classes
     of states makes the tail ``C k rho^k``: then only the rate is given
     (``simple`` is False).
 
@@ -361,6 +362,8 @@ def geometric_tail(transient: sp.csr_matrix, start: np.ndarray) -> GeometricTail
     ------
     ModelError
         When the eigen-solve gives no real root in ``[0, 1)``.
+    LimitError
+        For a chain of more than :data:`DENSE_EIG_STATES` states.
 
     Examples
     --------
@@ -393,15 +396,10 @@ def geometric_tail(transient: sp.csr_matrix, start: np.ndarray) -> GeometricTail
         pi, h = left[:, i].real, right[:, i].real
         near = int(np.sum(np.abs(vals - rho) < 1e-6 * max(rho, 1e-300)))
     else:
-        import scipy.sparse.linalg as sla
-
-        vr, right = sla.eigs(qr, k=2, which="LM", tol=0)
-        vl, left = sla.eigs(qr.T.tocsr(), k=1, which="LM", tol=0)
-        i = int(np.argmax(np.abs(vr)))
-        rho, pi, h = float(vr[i].real), left[:, 0].real, right[:, i].real
-        near = 1 + int(abs(vr[1 - i] - vr[i]) < 1e-6 * rho)
-        if abs(vr[i] - vl[0]) > 1e-9 or abs(vr[i].imag) > 1e-12:
-            near = 0
+        raise LimitError(
+            f"the decay rate is computed exactly for chains of at most {DENSE_EIG_STATES:,} states "
+            f"(snlmarkov.analysis.distribution.DENSE_EIG_STATES); this one has {m:,}"
+        )
     if near == 0 or not 0.0 <= rho < 1.0:
         raise ModelError(f"the transient block has no real Perron root in [0, 1) (found {rho!r})")
     if near > 1:

@@ -22,7 +22,7 @@ from ..board import Board
 from ..chain.model import TransitionModel, check_model_memory, turn_landings, turn_model
 from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
-from ..errors import ModelError, SnlError
+from ..errors import LimitError, ModelError, SnlError
 from ..limits import check_memory, show_value
 from ..rules import Rules
 from .distribution import DEFAULT_TAIL, GeometricTail, LengthDistribution, absorption_times, geometric_tail
@@ -179,8 +179,11 @@ class Analysis:
         start[sysm.position(self.model.start)] = 1.0
         exit = np.asarray(self.model.matrix[sysm.states, self.model.absorbing].todense()).ravel()
         d = absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns", progress=progress)
-        g = self._tail
-        if g.simple:  # else the tail is not C rho^k: beyond the horizon sf stays at the tail mass
+        try:
+            g = self._tail
+        except (ModelError, LimitError):  # no decay rate: beyond the horizon sf stays at the tail mass
+            g = None
+        if g is not None and g.simple:  # else the tail is not C rho^k either
             d = dataclasses.replace(d, tail_rate=g.rate, tail_constant=g.constant)
         self.__dict__["length"] = d
         return d
@@ -197,7 +200,9 @@ class Analysis:
         """The decay rate of the game's length: ``P(T > t) ~ C * tail_rate ** t``.
 
         The spectral radius of the turn chain's transient block (the Perron
-        root, from an eigen-solve: no stepping). ``length.tail_constant`` is
+        root, from a dense eigen-solve: no stepping), for chains of at most
+        :data:`~snlmarkov.analysis.distribution.DENSE_EIG_STATES` states (a
+        :class:`~snlmarkov.LimitError` beyond). ``length.tail_constant`` is
         ``C``.
 
         Examples
