@@ -75,7 +75,8 @@ RULE_FIELDS: dict[str, Field] = {
     "bump": Field(st.booleans(), _is_bool),
     "bump_to": Field(st.integers(1, 40), _int_in(1, limit("board_size"))),
     "die": Field(small_die, _valid_die, names=("faces",)),  # Die(n) refuses n naming its faces
-    "faces": Field(st.integers(2, 12), _int_in(2, MAX_FACES)),
+    # None is the keyword's default: no shorthand given
+    "faces": Field(st.integers(2, 12), lambda v: v is None or _int_in(2, MAX_FACES)(v)),
     "jump_after_bounce": Field(st.booleans(), _is_bool),
 }
 
@@ -91,10 +92,11 @@ def _conflicts(kwargs: dict[str, Any]) -> set[str]:
     """
     die = Die.coerce(kwargs.get("die", Die()))
     out: set[str] = set()
-    if "faces" in kwargs and die not in (Die(), Die(kwargs["faces"])):
+    faces = kwargs.get("faces")
+    if faces is not None and die not in (Die(), Die(faces)):
         out |= {"faces", "die"}  # the die given twice, two different ways
-    if "faces" in kwargs:
-        die = Die(kwargs["faces"])
+    if faces is not None:
+        die = Die(faces)
     bonus, cap = kwargs.get("bonus_on_six", True), kwargs.get("max_sixes", 2)
     if len(die.values) == 1 and bonus:  # every roll a six: sixes to the cap, or a turn that never ends
         out |= {"die", "bonus_on_six", "max_sixes"}
@@ -226,6 +228,7 @@ def test_a_one_valued_die_without_bonus_has_a_roll_model():
 @example(kwargs={"die": Die.faces(3), "bonus_on_six": False, "start_on_six": True}, board=Board(10))  # built
 @example(kwargs={"die": "2d6", "faces": 4}, board=Board(10))  # the die given twice
 @example(kwargs={"die": "d1"}, board=Board(10))
+@example(kwargs={"faces": None}, board=Board(2))  # the keyword's default
 def test_rules_then_every_model(kwargs, board):
     verdicts = {name: RULE_FIELDS[name].valid(value) for name, value in kwargs.items()}
     invalid = {name for name, ok in verdicts.items() if ok is False}
@@ -247,8 +250,8 @@ def test_rules_then_every_model(kwargs, board):
             if name == "die":
                 want = value if isinstance(value, Die) else Die(value) if _is_int(value) else rules.die
                 assert rules.die == want
-            elif name == "faces":
-                assert rules.die == Die(value) and rules.faces == value
+            elif name == "faces":  # None: not given, the die stays as the other keywords say
+                assert value is None or (rules.die == Die(value) and rules.faces == value)
             else:
                 assert getattr(rules, name) == value and type(getattr(rules, name)) is type(value), name
         refusal = None  # the field docs/rules.md forbids on this board, if any
