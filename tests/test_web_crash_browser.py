@@ -14,6 +14,7 @@ from test_web_browser import _need_browser, body, browser, by_id, shot, wait  # 
 from test_web_crash import Serve  # noqa: E402
 
 
+@pytest.mark.slow  # about a minute of chromium: run in CI's slow step
 def test_the_page_when_the_server_goes_and_comes_back(tmp_path, browser):  # noqa: F811
     _need_browser()
     db = tmp_path / "games.sqlite"
