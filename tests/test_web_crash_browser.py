@@ -35,7 +35,7 @@ def test_the_page_when_the_server_goes_and_comes_back(tmp_path, browser):  # noq
             by_id(d, "roll").click()
             wait(lambda: body(d, "canRoll") == "0", what="the roll to be taken")
         wait(lambda: body(d, "canRoll") == "1", what="the Roll button")
-        assert not by_id(d, "countdown").get_attribute("hidden")  # the countdown runs
+        wait(lambda: not by_id(d, "countdown").get_attribute("hidden"), what="the countdown to run")
         srv.kill()
         wait(lambda: body(d, "conn") == "reconnecting", what="the page to see the server gone")
         assert by_id(d, "roll").get_attribute("disabled") and body(d, "canRoll") == "0"
