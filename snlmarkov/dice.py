@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from .errors import RuleError
-from .limits import MAX_DIE_VALUE, MAX_FACES
+from .limits import MAX_DIE_VALUE, MAX_FACES, show_value
 
 __all__ = ["Die", "NAMED_DICE"]
 
@@ -35,16 +35,9 @@ def _is_int(value: Any) -> bool:
 
 def _count(value: Any, name: str, low: int, high: int) -> int:
     if not _is_int(value) or not low <= value <= high:
-        shown = _shown(value)
+        shown = show_value(value)
         raise RuleError(f"{name} must be an integer {low}..{high}; got {shown}")
     return int(value)
-
-
-def _shown(value: Any) -> str:
-    """A user's value for a message: a huge integer by its size (``repr`` of it may be refused)."""
-    if _is_int(value) and abs(value) > 10**20:
-        return f"an integer of about {int(int(value).bit_length() * 0.30103) + 1} digits"
-    return repr(value)
 
 
 def _weight(value: Any, where: str) -> Fraction:

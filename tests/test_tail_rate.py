@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import snlmarkov as snl
-from snlmarkov.analysis import distribution
+from snlmarkov.analysis import distribution, single
 from snlmarkov.analysis.distribution import LengthDistribution, geometric_tail
 
 RULES = [
@@ -82,6 +82,14 @@ def test_a_chain_over_the_limit_is_refused_and_its_length_keeps_its_tail_mass(mo
         _ = a.tail_rate
     d = a.length  # the distribution itself is still exact to its horizon
     assert not d.has_tail and d.sf(d.horizon + 10) == d.sf(d.horizon)  # constant past the horizon
+
+
+def test_a_larger_chain_solves_its_rate_only_when_asked(monkeypatch):
+    """Past LENGTH_TAIL_STATES the length is stepped as before and the rate is solved on request."""
+    monkeypatch.setattr(single, "LENGTH_TAIL_STATES", 10)
+    a = snl.analyze(snl.Board.builtin())
+    assert not a.length.has_tail and "_tail" not in a.__dict__  # no eigen-solve behind the length
+    assert a.tail_rate == pytest.approx(_dense_rate(a.board, a.rules), abs=1e-12)
 
 
 def test_a_hand_derived_chain():

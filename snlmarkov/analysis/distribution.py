@@ -27,6 +27,10 @@ DEFAULT_TAIL = 1e-13
 #: Largest chain (transient states reachable from the start) whose decay rate is computed (a dense eigen-solve).
 DENSE_EIG_STATES = 1000
 
+#: Largest chain whose length distribution carries the geometric tail from the start: the
+#: eigen-solve is cubic, so past this it would cost more than the stepping itself.
+LENGTH_TAIL_STATES = 256
+
 
 @dataclass(frozen=True, eq=False)
 class LengthDistribution:

@@ -25,7 +25,14 @@ from ..chain.threads import single_blas_thread
 from ..errors import LimitError, ModelError, SnlError
 from ..limits import check_memory, show_value
 from ..rules import Rules
-from .distribution import DEFAULT_TAIL, GeometricTail, LengthDistribution, absorption_times, geometric_tail
+from .distribution import (
+    DEFAULT_TAIL,
+    LENGTH_TAIL_STATES,
+    GeometricTail,
+    LengthDistribution,
+    absorption_times,
+    geometric_tail,
+)
 from .hitting import hit_probabilities
 
 __all__ = ["Analysis", "JumpEffect", "analyze", "expected_turns"]
@@ -175,25 +182,30 @@ class Analysis:
         if "length" in self.__dict__:
             return self.__dict__["length"]
         sysm = self._system
-        start = np.zeros(sysm.states.size)
-        start[sysm.position(self.model.start)] = 1.0
+        start = self._start
         exit = np.asarray(self.model.matrix[sysm.states, self.model.absorbing].todense()).ravel()
         d = absorption_times(sysm.q, start, exit, tail=self.tail, unit="turns", progress=progress)
-        try:
-            g = self._tail
-        except (ModelError, LimitError):  # no decay rate: beyond the horizon sf stays at the tail mass
-            g = None
+        g = None
+        if sysm.states.size <= LENGTH_TAIL_STATES:  # larger: tail_rate on request only
+            try:
+                g = self._tail
+            except (ModelError, LimitError):  # no decay rate: beyond the horizon sf stays at the tail mass
+                g = None
         if g is not None and g.simple:  # else the tail is not C rho^k either
             d = dataclasses.replace(d, tail_rate=g.rate, tail_constant=g.constant)
         self.__dict__["length"] = d
         return d
 
+    @property
+    def _start(self) -> np.ndarray:
+        """The start as a distribution over the system's states."""
+        start = np.zeros(self._system.states.size)
+        start[self._system.position(self.model.start)] = 1.0
+        return start
+
     @cached_property
     def _tail(self) -> GeometricTail:
-        sysm = self._system
-        start = np.zeros(sysm.states.size)
-        start[sysm.position(self.model.start)] = 1.0
-        return geometric_tail(sysm.q, start)
+        return geometric_tail(self._system.q, self._start)
 
     @property
     def tail_rate(self) -> float:
@@ -203,7 +215,9 @@ class Analysis:
         root, from a dense eigen-solve: no stepping), for chains of at most
         :data:`~snlmarkov.analysis.distribution.DENSE_EIG_STATES` states (a
         :class:`~snlmarkov.LimitError` beyond). ``length.tail_constant`` is
-        ``C``.
+        ``C``: :attr:`length` carries the tail for chains of at most
+        :data:`~snlmarkov.analysis.distribution.LENGTH_TAIL_STATES` states
+        (the eigen-solve is cubic); larger chains answer here, on request.
 
         Examples
         --------
