@@ -196,15 +196,18 @@ def test_messages_are_throttled_per_address(serve):
     for _ in range(10):
         for ws in flooders:
             ws.send('{"type": "ping"}')
-    codes = []
+    codes, said = [], set()
     for ws in flooders:
         try:
             while True:
-                codes.append(json.loads(ws.recv(timeout=1)).get("code", "pong"))
+                msg = json.loads(ws.recv(timeout=1))
+                codes.append(msg.get("code", "pong"))
+                said.add(msg.get("message", ""))
         except TimeoutError:
             pass
     stack.close()
     assert codes.count("pong") <= 12 and "rate_limited" in codes
+    assert any("from your address" in m for m in said), said  # it names the limit hit
     # the other address plays on
     c = Client(srv.base, room["room"])
     c.hello(room["host"])

@@ -388,7 +388,7 @@ def test_a_graceful_stop_leaves_the_rooms_to_be_resumed(tmp_path):
     store = GameStore(path)
     assert store.count() == 0 and [r.status for r in store.open_rooms()] == ["playing"]
     srv = ServerThread(
-        create_app(store=store, boards={"jungle": Board.builtin()}, ai_delay=0.01, rate=500, burst=500)
+        create_app(store=store, boards={"jungle": Board.builtin()}, ai_delay=0.01, rate=500, burst=500, limits=ROOMY)
     ).start()
     try:
         c = Client(srv.base, room["room"])

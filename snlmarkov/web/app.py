@@ -293,6 +293,16 @@ async def _play(websocket: WebSocket) -> None:
         writer.cancel()
 
 
+def _over_limit(mine: Throttle, state: Any, address: str) -> str:
+    """The limit a message from ``address`` is over ("" if within both): this connection's, or the address's."""
+    if mine.wait(address) > 0:
+        return f"over {state.rate:g} messages a second on this connection"
+    if state.message_throttle.wait(address) > 0:
+        limits: ServerLimits = state.limits
+        return f"over {limits.message_rate:g} messages a second from your address (all its connections)"
+    return ""
+
+
 async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state: Any) -> None:
     """Read one connection's messages until it goes, within its limits (rate, hello, idleness)."""
     limits: ServerLimits = state.limits
@@ -320,7 +330,8 @@ async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state:
         if message["type"] == "websocket.disconnect":
             return
         last_in = time.monotonic()
-        if mine.wait(address) > 0 or state.message_throttle.wait(address) > 0:
+        over = _over_limit(mine, state, address)
+        if over:
             strikes += 1
             if strikes > MAX_STRIKES:
                 conn.push(_error(ProtocolError("too many messages: connection closed", "rate_limited")))
@@ -329,7 +340,7 @@ async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state:
             now = time.monotonic()
             if now - last_warning > 1.0:  # one warning a second, not one per message
                 last_warning = now
-                conn.push(_error(ProtocolError(f"over {state.rate:g} messages a second", "rate_limited")))
+                conn.push(_error(ProtocolError(over, "rate_limited")))
             continue
         strikes = 0
         try:
