@@ -22,6 +22,7 @@ __all__ = [
     "InputFileError",
     "ModelError",
     "AddressError",
+    "PolicyError",
 ]
 
 
@@ -172,4 +173,11 @@ class AddressError(SnlError):
     Traceback (most recent call last):
     ...
     snlmarkov.errors.AddressError: --host '999.999.999.999' is not an address of this machine: not an IPv4 or IPv6 address, nor a name that resolves to one
+    """
+
+
+class PolicyError(RuleError):
+    """A policy (the choices of a rule set with a choice) that does not fit the board, the rules or the game.
+
+    A :class:`RuleError`: a choice rule without a policy is refused with one.
     """

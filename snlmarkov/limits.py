@@ -51,6 +51,7 @@ __all__ = [
     "MAX_BOARD_SIZE",
     "MAX_RECORD_BOARD_SIZE",
     "MAX_FACES",
+    "MAX_CHOICES",
     "MAX_DIE_VALUE",
     "MAX_PLAYERS",
     "MAX_EXACT_SQUARES",
@@ -80,6 +81,8 @@ MAX_BOARD_SIZE = 10**8
 MAX_RECORD_BOARD_SIZE = 10**6
 #: Most faces a die may have (the turn matrices grow with faces x squares).
 MAX_FACES = 1000
+#: most dice a rule set may offer to choose from (``choose_die``), and most dice rolled to choose a move from (``choose_move``)
+MAX_CHOICES = 8
 #: Largest value a die may show (a move longer than any board is allowed, but bounded).
 MAX_DIE_VALUE = 10**6
 #: Largest board :func:`~snlmarkov.exact_expected_turns` solves in fractions (its cost is about cubic in the squares).

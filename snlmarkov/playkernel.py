@@ -179,6 +179,7 @@ class PlayKernel:
         if not isinstance(rules, Rules):
             raise RuleError(f"rules must be a Rules; got {type(rules).__name__}")
         rules.check_board(board)
+        rules.no_choice("the play kernel rolls one die")  # the mover's choice is made first (policy), then rolled here
         self.board, self.rules, self.die = board, rules, rules.die
         self.size = board.size
         self.none = board.size + 1

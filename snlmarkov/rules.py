@@ -16,7 +16,7 @@ from typing import Any
 
 from .dice import Die
 from .errors import RuleError
-from .limits import MAX_FACES, limit, show_value
+from .limits import MAX_CHOICES, MAX_FACES, limit, show_value
 
 __all__ = ["Rules", "Die", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
 
@@ -70,6 +70,19 @@ class Rules:
         counts as landed on, and a six there still earns its bonus).
         Irrelevant under the other finish rules: the value is kept but
         changes nothing.
+    choose_die : tuple of Die, default ()
+        A choice rule (``docs/rules.md``, "Choices"): before every roll
+        (bonus and entering rolls too) the mover picks one of these dice
+        (2 to ``MAX_CHOICES``, distinct; ints and text forms as for ``die``).
+        ``die`` is then the first of them.
+    choose_move : int, optional
+        A choice rule: the mover rolls this many of ``die`` (2 to
+        ``MAX_CHOICES``) and moves by one value rolled, of its choosing; "six"
+        is the value chosen. Not with ``choose_die``.
+
+    A rule set with a choice is played and analysed with a policy
+    (:class:`~snlmarkov.Policy`, :func:`~snlmarkov.optimal_policy`); code
+    that needs none refuses it with a :class:`RuleError` saying so.
 
     Integer fields take Python or numpy integers (not bools). ``max_sixes``
     is at most 1000.
@@ -106,6 +119,8 @@ class Rules:
     bump_to: int = 1
     die: Die = field(default_factory=Die)
     jump_after_bounce: bool = True
+    choose_die: tuple[Die, ...] = ()
+    choose_move: int | None = None
     faces: InitVar[int | None] = None
 
     def __post_init__(self, faces: int | None) -> None:  # noqa: C901
@@ -147,6 +162,78 @@ class Rules:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, int(value))
+        _check_choices(self)
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if not (f.name == "choose_die" and not self.choose_die)
+            and not (f.name == "choose_move" and self.choose_move is None)
+        ]
+        return f"Rules({', '.join(shown)})"
+
+    # ------------------------------------------------------------ choices
+    @property
+    def choice(self) -> str:
+        """Which choice the rules give the mover: ``"die"``, ``"move"``, or ``""`` (none).
+
+        Examples
+        --------
+        >>> Rules().choice, Rules(choose_die=(4, 6)).choice, Rules(choose_move=2).choice
+        ('', 'die', 'move')
+        """
+        return "die" if self.choose_die else ("move" if self.choose_move is not None else "")
+
+    @property
+    def options(self) -> tuple[Any, ...]:
+        """What the mover chooses between: the dice (``choose_die``), the die's values (``choose_move``), or ``()``.
+
+        Examples
+        --------
+        >>> Rules(choose_die=(4, 6)).options
+        (Die(4), Die(6))
+        >>> Rules(choose_move=2, die=4).options
+        (1, 2, 3, 4)
+        """
+        if self.choose_die:
+            return self.choose_die
+        if self.choose_move is not None:
+            return self.die.values
+        return ()
+
+    def option_rules(self, option: int = 0) -> Rules:
+        """The rules without their choice: rolling the ``option``-th die of ``choose_die`` (or the die, for ``choose_move``).
+
+        Every rule but the choice is kept; a roll after the choice is made is
+        a roll of these rules (``docs/rules.md``, "Choices").
+
+        Examples
+        --------
+        >>> Rules(choose_die=(4, 6), finish="bounce").option_rules(1)
+        Rules(finish='bounce', bonus_on_six=True, max_sixes=2, on_cap='redeal', start_on_six=False, bump=False, bump_to=1, die=Die(6), jump_after_bounce=True)
+        """
+        if not self.choose_die:
+            return dataclasses.replace(self, choose_move=None, faces=None) if self.choose_move is not None else self
+        if not _is_int(option) or not 0 <= option < len(self.choose_die):
+            raise RuleError(f"option must be 0..{len(self.choose_die) - 1} (one of the dice); got {show_value(option)}")
+        return dataclasses.replace(self, die=self.choose_die[int(option)], choose_die=(), faces=None)
+
+    def no_choice(self, what: str) -> None:
+        """Refuse these rules for ``what`` if they hold a choice (``RuleError`` naming the way out).
+
+        Examples
+        --------
+        >>> Rules(choose_move=2).no_choice("the turn matrix")
+        Traceback (most recent call last):
+        ...
+        snlmarkov.errors.RuleError: the turn matrix: the rules let the mover choose the move, so a choice rule needs a policy: pass policy=, or solve one with snlmarkov.optimal_policy (docs/rules.md, "Choices")
+        """
+        if self.choice:
+            raise RuleError(
+                f"{what}: the rules let the mover choose the {self.choice}, so a choice rule needs a policy: "
+                'pass policy=, or solve one with snlmarkov.optimal_policy (docs/rules.md, "Choices")'
+            )
 
     # ----------------------------------------------------------- factories
     @classmethod
@@ -181,8 +268,8 @@ class Rules:
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)} - {"faces"}
         if unknown:
             raise RuleError(f"unknown rule field(s): {', '.join(sorted(unknown))}")
-        if "faces" in changes and "die" not in changes:
-            changes["die"] = Die()  # faces= replaces the die
+        if ("faces" in changes or "choose_die" in changes) and "die" not in changes:
+            changes["die"] = Die()  # faces= replaces the die; under choose_die the die is the first of the dice
         changes.setdefault("faces", None)  # dataclasses.replace would pass the property's value on
         return dataclasses.replace(self, **changes)
 
@@ -202,7 +289,13 @@ class Rules:
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.name == "die":
+            if f.name == "choose_die":
+                if value:
+                    out[f.name] = [d.spec for d in value]
+            elif f.name == "choose_move":
+                if value is not None:
+                    out[f.name] = value
+            elif f.name == "die":
                 if value.is_fair:
                     out["faces"] = len(value.values)
                 else:
@@ -238,9 +331,10 @@ class Rules:
         RuleError
             Naming the board size and the rule.
         """
-        if self.finish == "bounce" and board.size < self.die.top:
+        top = max(d.top for d in (self.choose_die or (self.die,)))
+        if self.finish == "bounce" and board.size < top:
             raise RuleError(
-                f"finish='bounce' needs a board of at least {self.die.top} squares "
+                f"finish='bounce' needs a board of at least {top} squares "
                 f"(the die's top value); this board has {board.size}"
             )
         if not 1 <= self.bump_to <= board.size - 1:
@@ -255,6 +349,52 @@ def _faces(self: Rules) -> int:
 
 
 setattr(Rules, "faces", property(_faces, doc=_faces.__doc__))  # noqa: B010 (after the dataclass read its InitVar)
+
+
+def _check_choices(rules: Rules) -> None:
+    """Validate ``choose_die`` and ``choose_move`` (and make ``die`` the first of the dice)."""
+    dice = rules.choose_die
+    if isinstance(dice, (str, bytes)) or not isinstance(dice, (tuple, list)):
+        raise RuleError(f"choose_die must be a tuple of dice (Die, int or text form); got {show_value(dice)}")
+    if dice:
+        _check_dice(rules, dice)
+    elif rules.choose_move is not None:
+        k = rules.choose_move
+        if not _is_int(k) or not 2 <= k <= MAX_CHOICES:
+            raise RuleError(
+                f"choose_move must be an integer 2..{MAX_CHOICES} (dice rolled; snlmarkov.limits.MAX_CHOICES) "
+                f"or None; got {show_value(k)}"
+            )
+        object.__setattr__(rules, "choose_move", int(k))
+        if len(rules.die.values) == 1:
+            raise RuleError(f"choose_move needs a die with two values at least; die={rules.die!r} leaves no choice")
+    else:
+        object.__setattr__(rules, "choose_die", ())
+
+
+def _check_dice(rules: Rules, dice: Any) -> None:
+    """Validate a non-empty ``choose_die``: 2..MAX_CHOICES distinct dice, each one these rules can roll."""
+    if not 2 <= len(dice) <= MAX_CHOICES:
+        raise RuleError(f"choose_die takes 2..{MAX_CHOICES} dice (snlmarkov.limits.MAX_CHOICES); got {len(dice)}")
+    coerced = []
+    for k, d in enumerate(dice):
+        try:
+            coerced.append(Die.coerce(d))
+        except RuleError as exc:
+            raise RuleError(f"choose_die[{k}]: {exc}") from None
+    if len(set(coerced)) < len(coerced):
+        raise RuleError(f"choose_die holds the same die twice: {tuple(coerced)!r}")
+    if rules.choose_move is not None:
+        raise RuleError("choose one choice rule: choose_die and choose_move cannot both be set")
+    if rules.die != Die() and rules.die != coerced[0]:
+        raise RuleError(f"under choose_die the die is the first of the dice; die={rules.die!r} disagrees")
+    object.__setattr__(rules, "choose_die", tuple(coerced))
+    object.__setattr__(rules, "die", coerced[0])
+    for k in range(len(coerced)):
+        try:
+            rules.option_rules(k)  # each die must be one these rules can roll
+        except RuleError as exc:
+            raise RuleError(f"choose_die[{k}]: {exc}") from None
 
 
 def _is_int(value: Any) -> bool:

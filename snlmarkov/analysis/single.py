@@ -24,6 +24,7 @@ from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
 from ..errors import LimitError, ModelError, SnlError
 from ..limits import check_memory, show_value
+from ..policy import Policy
 from ..rules import Rules
 from .distribution import (
     DEFAULT_TAIL,
@@ -130,6 +131,7 @@ class Analysis:
     occupancy: np.ndarray = field(repr=False)
     _system: AbsorbingSystem = field(repr=False)
     tail: float = DEFAULT_TAIL
+    policy: Any = field(default=(), repr=False)  # the Policy played under a choice rule, else ()
 
     @cached_property
     @single_blas_thread
@@ -140,7 +142,10 @@ class Analysis:
         occupancy (:func:`~snlmarkov.chain.model.turn_landings`): no landings
         matrix is built.
         """
-        out = turn_landings(self.board, self.rules, self.occupancy)
+        if self.policy:
+            out = np.asarray(self.model.landings.T @ self.occupancy)
+        else:
+            out = turn_landings(self.board, self.rules, self.occupancy)
         out.setflags(write=False)
         return out
 
@@ -256,6 +261,10 @@ class Analysis:
     @single_blas_thread
     def hit_probability(self) -> np.ndarray:
         """Probability that a roll ever lands on each square ``0..N`` in one game."""
+        if self.policy:
+            from ..chain.choice import policy_hit_probabilities
+
+            return policy_hit_probabilities(self.board, self.rules, self.policy)
         return hit_probabilities(self.board, self.rules)
 
     @single_blas_thread
@@ -310,7 +319,8 @@ class Analysis:
         for start, end in self.board.jumps.items():
             jumps = dict(self.board.jumps)
             del jumps[start]
-            without = expected_turns(Board(self.board.size, jumps, chain=self.board.chain), self.rules)
+            other = Board(self.board.size, jumps, chain=self.board.chain)
+            without = expected_turns(other, self.rules, policy=self._policy_on(other))
             out.append(
                 JumpEffect(
                     start=start,
@@ -322,6 +332,16 @@ class Analysis:
                 )
             )
         return tuple(out)
+
+    def _policy_on(self, other: Board) -> Any:
+        """The policy's choices on another board of the same size (for jump effects), or None."""
+        if not self.policy:
+            return None
+        from ..chain.choice import resolve
+        from ..policy import Policy
+
+        ranks = resolve(self.policy, self.board, self.rules).ranks
+        return Policy.from_table(other, self.rules, ranks, name=self.policy.name, objective=self.policy.objective)
 
     def summary(self) -> dict:
         """Headline figures as plain data (for JSON and reports)."""
@@ -344,7 +364,7 @@ class Analysis:
 
 
 @single_blas_thread
-def expected_turns(board: Board, rules: Rules | None = None) -> float:
+def expected_turns(board: Board, rules: Rules | None = None, *, policy: Policy | None = None) -> float:
     """Expected number of turns from square 0 (the fast path for large boards).
 
     The matrix ``I - M`` is built straight into sparse form (no landings, no
@@ -376,6 +396,8 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
     from ..chain.solve import solve_blocks
 
     board, rules = board_arg(board), rules_arg(rules)
+    if policy is not None:
+        return analyze(board, rules, policy=policy).expected_turns
     a = _turn_system(board, rules)
     states = _turn_system_states(board, a)
     if states.size < a.shape[0]:
@@ -387,7 +409,9 @@ def expected_turns(board: Board, rules: Rules | None = None) -> float:
 
 
 @single_blas_thread
-def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL) -> Analysis:
+def analyze(
+    board: Board | None = None, rules: Rules | None = None, *, tail: float = DEFAULT_TAIL, policy: Policy | None = None
+) -> Analysis:
     """Analyse one token's game on ``board`` under ``rules``.
 
     Parameters
@@ -399,6 +423,11 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
     tail : float, default 1e-13
         The length distribution is computed until less than this much
         probability is left beyond its horizon.
+    policy : Policy, optional
+        Under a rule set with a choice (``docs/rules.md``, "Choices"), the
+        choices the token makes (:class:`~snlmarkov.Policy`, or the solved
+        :func:`~snlmarkov.optimal_policy`); every figure assumes it. Rules
+        with a choice need one; rules without refuse one.
 
     Returns
     -------
@@ -420,8 +449,14 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
     """
     board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
-    check_model_memory(board, rules, "analyze()", per_entry=100)
-    model = turn_model(board, rules)
+    if policy is not None:
+        from ..chain.choice import policy_model
+
+        model = policy_model(board, rules, policy)
+    else:
+        rules.no_choice("analyze()")
+        check_model_memory(board, rules, "analyze()", per_entry=100)
+        model = turn_model(board, rules)
     sysm = AbsorbingSystem.of(model)
     ones = np.ones(sysm.states.size)
     m = sysm.solve(ones)  # expected turns from each square
@@ -448,4 +483,5 @@ def analyze(board: Board | None = None, rules: Rules | None = None, *, tail: flo
         occupancy=occupancy,
         tail=float(tail),
         _system=sysm,
+        policy=() if policy is None else policy,
     )

@@ -279,16 +279,17 @@ def batchable(rules: Rules) -> bool:
     Examples
     --------
     >>> from snlmarkov import Rules
-    >>> batchable(Rules.preset("family").replace(die="2d6"))
-    True
+    >>> batchable(Rules.preset("family").replace(die="2d6")), batchable(Rules(choose_move=2))
+    (True, False)
     """
-    return isinstance(rules, Rules)
+    return isinstance(rules, Rules) and not rules.choice
 
 
 def _slots(
     n_sq: int, rules: Rules, cur: Any, sixes: Any, origin: Any, dest: np.ndarray, base: np.ndarray | None
 ) -> RollSlots:
     """The body of :func:`roll_slots`: ``base`` offsets each state into ``dest`` (or None: one board)."""
+    rules.no_choice("the exact kernel rolls one die")  # a choice is made first (chain.choice), then rolled here
     cols = die_columns(rules.die)
     f = cols.values.size
     itype = dest.dtype

@@ -1,0 +1,254 @@
+"""Optimal play under a rule set with a choice, and what choosing well is worth.
+
+:func:`solo_policy` (what :func:`snlmarkov.optimal_policy` runs for one token) solves the decision process of
+:mod:`snlmarkov.chain.choice` exactly: the fewest expected turns (policy
+iteration ending in an exact sparse solve of the chain the policy induces),
+or the largest chance of finishing within ``n`` turns (dynamic programming
+over the turns left). :func:`policy_gain` compares the solved policy with
+every fixed die (or, under ``choose_move``, with moving the first die rolled).
+
+Examples
+--------
+>>> import snlmarkov as snl
+>>> rules = snl.Rules(choose_die=(4, 6))
+>>> p = snl.optimal_policy(snl.Board.builtin(), rules)
+>>> round(p.value, 4), round(snl.analyze(snl.Board.builtin(), rules, policy=p).expected_turns, 4)
+(40.6713, 40.6713)
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ..args import board_arg, rules_arg
+from ..board import Board
+from ..chain.choice import DecisionProcess, _process
+from ..chain.threads import single_blas_thread
+from ..errors import PolicyError, UnwinnableBoardError
+from ..limits import show_value
+from ..policy import Policy, decision_shape
+from ..rules import Rules
+
+__all__ = ["solo_policy", "policy_gain", "PolicyGain", "OBJECTIVES", "MAX_WITHIN_TURNS"]
+
+#: What :func:`optimal_policy` can optimise.
+OBJECTIVES = ("turns", "within", "win")
+#: Most turns ``objective="within"`` looks ahead (one table of choices per turn left is kept).
+MAX_WITHIN_TURNS = 10_000
+
+
+@single_blas_thread
+def solo_policy(
+    board: Board | None = None,
+    rules: Rules | None = None,
+    *,
+    objective: str = "turns",
+    turns: int | None = None,
+    players: int = 1,
+    policies: Any = None,
+    seat: int = 0,
+    mode: str = "classic",
+) -> Any:
+    """The exact best policy of one token under a rule set with a choice (:func:`snlmarkov.optimal_policy` for all cases).
+
+    Parameters
+    ----------
+    board : Board, optional
+        Defaults to the jungle board.
+    rules : Rules
+        A rule set with a choice (``choose_die`` or ``choose_move``).
+    objective : {"turns", "within", "win"}, default "turns"
+        ``"turns"``: the fewest expected turns for one token. ``"within"``:
+        the largest chance of finishing within ``turns`` turns. ``"win"``: a
+        race of ``players`` (see :func:`snlmarkov.races.policy.race_policies`).
+    turns : int
+        The horizon of ``objective="within"`` (1 to ``MAX_WITHIN_TURNS``).
+    players, policies, seat, mode
+        For ``objective="win"``: the number of seats, and for more than two
+        the other seats' given policies (the best response of ``seat``).
+
+    Returns
+    -------
+    Policy or tuple of Policy
+        One token: a solved :class:`~snlmarkov.Policy` with its
+        :attr:`~snlmarkov.Policy.values` from every square (expected turns,
+        or the chance of finishing in time) and :attr:`~snlmarkov.Policy.value`
+        from square 0. Under ``"within"`` the best choice changes with the
+        turns left: :attr:`~snlmarkov.Policy.stages` holds one policy per
+        turns left (``stages[t - 1]``: ``t`` turns left), and the policy
+        itself is the first turn's (``turns`` left). ``objective="win"``
+        returns one policy per seat.
+
+    Raises
+    ------
+    PolicyError
+        For rules without a choice, an unknown objective, or a horizon out of range.
+    UnwinnableBoardError
+        If from square 0 no choice brings the token home surely.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> p = solo_policy(snl.Board(10), snl.Rules(choose_die=(2, 6)), objective="within", turns=2)
+    >>> len(p.stages), round(p.value, 6)
+    (2, 0.1875)
+    """
+    board, rules = board_arg(board), rules_arg(rules)
+    if not rules.choice:
+        raise PolicyError(
+            'optimal_policy needs a rule set with a choice: choose_die or choose_move (docs/rules.md, "Choices")'
+        )
+    if not isinstance(objective, str) or objective not in OBJECTIVES:
+        raise PolicyError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}; got {show_value(objective)}")
+    if objective == "win" or players != 1:
+        raise PolicyError("a race's policies come from snlmarkov.optimal_policy (races.policy), not this solver")
+    dp = _process(board, rules)
+    if objective == "turns":
+        if turns is not None:
+            raise PolicyError("turns= is the horizon of objective='within'; objective='turns' takes none")
+        ranks, v, rounds = dp.solve_turns()
+        values = _per_square(dp, v, finish=0.0)
+        return _table_policy(board, rules, ranks, values, name="optimal", objective="turns", rounds=rounds)
+    if isinstance(turns, bool) or not isinstance(turns, numbers.Integral) or not 1 <= turns <= MAX_WITHIN_TURNS:
+        raise PolicyError(
+            f"objective='within' needs turns=, a whole number 1..{MAX_WITHIN_TURNS:,} (the horizon); got {show_value(turns)}"
+        )
+    stages, w = dp.solve_within(int(turns))
+    values = _per_square(dp, w, finish=1.0)
+    shape = decision_shape(board, rules)
+    stage_policies = tuple(
+        _table_policy(board, rules, r, np.zeros(0), name=f"optimal within {t + 1}", objective=f"within {t + 1}")
+        for t, r in enumerate(stages)
+    )
+    top = stages[-1].reshape(shape)
+    return Policy.from_table(
+        board, rules, top, name="optimal", objective=f"within {int(turns)}", values=values, stages=stage_policies
+    )
+
+
+def _per_square(dp: DecisionProcess, v: np.ndarray, *, finish: float) -> np.ndarray:
+    """The values at the turn-start state of every square ``0..N`` (the finish last)."""
+    out = np.append(v[dp.starts], finish)
+    out.setflags(write=False)
+    return out
+
+
+def _table_policy(
+    board: Board, rules: Rules, ranks: np.ndarray, values: np.ndarray, *, name: str, objective: str, rounds: int = 0
+) -> Policy:
+    shape = decision_shape(board, rules)
+    return Policy.from_table(board, rules, ranks.reshape(shape), name=name, objective=objective, values=values)
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyGain:
+    """What choosing well is worth, square by square (see :func:`policy_gain`).
+
+    Attributes
+    ----------
+    board, rules : Board, Rules
+    policy : Policy
+        The optimal policy (fewest expected turns).
+    optimal : numpy.ndarray
+        Expected turns from every square ``0..N`` playing it.
+    against : Mapping[str, numpy.ndarray]
+        Expected turns from every square under each simpler way of playing:
+        ``"always d4"`` for each die of ``choose_die`` (``inf`` where that
+        die alone cannot finish surely), or ``"first die"`` (no choice) and
+        ``"greedy"`` under ``choose_move``.
+    gain : Mapping[str, numpy.ndarray]
+        ``against[k] - optimal``: the turns the optimal policy saves.
+    spread : numpy.ndarray
+        At the start of a turn on each square, the expected turns of the
+        worst choice minus the best's (0 where the choice does not matter;
+        under ``choose_move``, the gap between the best and worst value of
+        the die): how much the choice matters there.
+    """
+
+    board: Board
+    rules: Rules
+    policy: Policy
+    optimal: np.ndarray = field(repr=False)
+    against: Mapping[str, np.ndarray] = field(repr=False)
+    gain: Mapping[str, np.ndarray] = field(repr=False)
+    spread: np.ndarray = field(repr=False)
+
+    def summary(self) -> dict[str, Any]:
+        """Headline figures as plain data: expected turns from 0 each way, and the gain."""
+        return {
+            "optimal": float(self.optimal[0]),
+            "against": {k: float(v[0]) for k, v in self.against.items()},
+            "gain": {k: float(v[0]) for k, v in self.gain.items()},
+        }
+
+
+@single_blas_thread
+def policy_gain(board: Board | None = None, rules: Rules | None = None, *, policy: Policy | None = None) -> PolicyGain:
+    """The value of choosing well: expected turns under the optimal policy against simpler play, per square.
+
+    Parameters
+    ----------
+    board : Board, optional
+    rules : Rules
+        A rule set with a choice.
+    policy : Policy, optional
+        The policy to rate (default: :func:`optimal_policy`).
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> g = snl.policy_gain(snl.Board.builtin(), snl.Rules(choose_die=(4, 6)))
+    >>> {k: round(v, 3) for k, v in g.summary()["gain"].items()}
+    {'always d4': 32.543, 'always d6': 14.944}
+    """
+    from .single import analyze
+
+    board, rules = board_arg(board), rules_arg(rules)
+    policy = solo_policy(board, rules) if policy is None else policy
+    best = analyze(board, rules, policy=policy).expected_turns_from
+    others: dict[str, Policy] = {}
+    if rules.choice == "die":
+        for d in rules.choose_die:
+            others[f"always {d.spec}"] = Policy.fixed(d)
+    else:
+        others["first die"] = Policy.from_table(
+            board,
+            rules,
+            np.broadcast_to(np.arange(len(rules.options), dtype=np.int16), decision_shape(board, rules)),
+            name="first die",
+        )
+        others["greedy"] = Policy.greedy()
+    against: dict[str, np.ndarray] = {}
+    for key, p in others.items():
+        if key == "first die":
+            try:
+                v = analyze(board, rules.option_rules()).expected_turns_from
+            except UnwinnableBoardError:
+                v = np.full(board.size + 1, np.inf)
+        else:
+            try:
+                v = analyze(board, rules, policy=p).expected_turns_from
+            except UnwinnableBoardError:
+                v = np.full(board.size + 1, np.inf)
+        against[key] = v
+    gain = {k: v - best for k, v in against.items()}
+    dp = _process(board, rules)
+    from ..chain.choice import resolve
+
+    flat = resolve(policy, board, rules).ranks.reshape(dp.n_states, -1)
+    good, _ = dp.good_states()
+    v = dp.evaluate(flat, good)
+    q = dp.q_values(v)[dp.starts]
+    with np.errstate(invalid="ignore"):
+        finite = np.where(np.isfinite(q), q, np.nan)
+        spread = np.where(np.isfinite(finite).any(axis=1), np.nanmax(finite, axis=1) - np.nanmin(finite, axis=1), 0.0)
+    spread = np.append(spread, 0.0)
+    for arr in (*against.values(), *gain.values(), spread):
+        arr.setflags(write=False)
+    return PolicyGain(board, rules, policy, best, MappingProxyType(against), MappingProxyType(gain), spread)

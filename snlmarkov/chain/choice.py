@@ -1,0 +1,531 @@
+"""Rules with a choice on the exact side: the decision process, its exact solution, and the chain a policy induces.
+
+A choice is made before the roll (``choose_die``: which die) or after it
+(``choose_move``: which of the values rolled); the roll itself is then a
+roll of the rules without the choice (:meth:`Rules.option_rules`), read from
+the one exact statement of a roll, :func:`~snlmarkov.chain.mechanics.roll_slots`.
+
+:class:`DecisionProcess` holds every option's outcome from every decision
+state (:func:`~snlmarkov.policy.decision_shape`, flattened), so that a
+policy's values are one sparse solve and an improvement one vectorised
+pass. Under ``choose_move`` with ``k`` dice the value chosen is the first of
+the policy's order among those rolled, so a state's law of the move is
+``T_r**k - T_(r+1)**k`` for the value in place ``r`` (``T_r`` the chance that
+one die shows a value in place ``r`` or later): no enumeration of the rolls.
+
+Examples
+--------
+>>> from snlmarkov import Board, Rules
+>>> dp = DecisionProcess.build(Board(10), Rules(choose_die=(4, 6)))
+>>> dp.n_states, dp.n_options
+(30, 2)
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+from scipy.sparse.linalg import spsolve
+
+from ..board import Board
+from ..errors import ModelError, PolicyError, UnwinnableBoardError
+from ..limits import check_memory
+from ..policy import Policy, PolicyTable, decision_shape
+from ..rules import Rules
+from .mechanics import all_landings, chain_landings, index_dtype, no_cap_depth, roll_slots
+from .model import TransitionModel, _check_winnable
+
+__all__ = ["DecisionProcess", "OptionSlots", "resolve", "policy_turn_rows", "policy_model", "policy_hit_probabilities"]
+
+#: An improvement must gain more than this (relative) to change a choice: no cycling on ties.
+IMPROVE_TOL = 1e-12
+
+
+@dataclass(frozen=True, eq=False)
+class OptionSlots:
+    """One option's roll from every decision state: ``(states, columns)`` tables (see ``roll_slots``)."""
+
+    prob: np.ndarray
+    square: np.ndarray
+    cont: np.ndarray
+    landing: np.ndarray
+    target: np.ndarray  # the decision state (or the finish, index ``n_states``) each slot leads to
+    cost: np.ndarray  # 1 where the slot ends the turn, 0 where the turn goes on
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionProcess:
+    """The decision process of one token under a rule set with a choice.
+
+    Attributes
+    ----------
+    board, rules : Board, Rules
+    shape : tuple of int
+        The decision states' shape without the options (levels, squares, origins).
+    square, sixes, origin : numpy.ndarray
+        The decision states, flattened in the order of the policy tables.
+    slots : tuple of OptionSlots
+        Under ``choose_die`` one per die; under ``choose_move`` one, the die's roll.
+    """
+
+    board: Board
+    rules: Rules
+    shape: tuple[int, ...]
+    square: np.ndarray
+    sixes: np.ndarray
+    origin: np.ndarray
+    slots: tuple[OptionSlots, ...]
+
+    @property
+    def n_states(self) -> int:
+        """Decision states (the finish, index ``n_states``, is not one)."""
+        return int(self.square.size)
+
+    @property
+    def n_options(self) -> int:
+        """Options per state: the dice, or the die's values."""
+        return len(self.rules.options)
+
+    @property
+    def starts(self) -> np.ndarray:
+        """The index of the turn-start state of each square ``0..N-1``."""
+        n, n_o = self.shape[1], self.shape[2]
+        sq = np.arange(n)
+        return sq * n_o + (sq if n_o > 1 else 0)
+
+    @classmethod
+    def build(cls, board: Board, rules: Rules) -> DecisionProcess:
+        """Every option's outcome from every decision state, read from ``roll_slots``."""
+        if not rules.choice:
+            raise PolicyError('these rules give the mover no choice (docs/rules.md, "Choices")')
+        rules.check_board(board)
+        full = decision_shape(board, rules)
+        levels, n, n_o = full[:3]
+        per = max(len(d.values) for d in (rules.choose_die or (rules.die,)))
+        check_memory(
+            48.0 * levels * n * n_o * per * max(1, len(rules.choose_die)), "the decision process of a choice rule"
+        )
+        lv, sq, org = (a.ravel() for a in np.meshgrid(np.arange(levels), np.arange(n), np.arange(n_o), indexing="ij"))
+        origin = org if n_o > 1 else sq
+        itype = index_dtype(n + 2 * max(d.top for d in (rules.choose_die or (rules.die,))) + 2)
+        dest = board.destination().astype(itype)
+        no_cap = rules.max_sixes is None
+        options = range(len(rules.choose_die)) if rules.choose_die else [0]
+        slots = []
+        for o in options:
+            s = roll_slots(board, rules.option_rules(o), sq, lv, origin, dest=dest)
+            nxt_level = np.minimum(lv + 1, levels - 1) if not no_cap else np.ones_like(lv)
+            square = s.square.astype(np.int64)
+            mid = (nxt_level[:, None] * n + square) * n_o + (org[:, None] if n_o > 1 else 0)
+            start = square * n_o + (square if n_o > 1 else 0)
+            target = np.where(s.cont, mid, start)
+            target = np.where(square >= n, lv.size, target)  # the finish
+            cost = np.where(s.cont, 0.0, 1.0)
+            slots.append(OptionSlots(s.prob, square, s.cont, s.landing, target, cost))
+        return cls(board, rules, full[:3], sq, lv, origin, tuple(slots))
+
+    # ------------------------------------------------------------ the law
+    def move_law(self, ranks: np.ndarray, rows: Any = slice(None)) -> np.ndarray:
+        """Under ``choose_move``: each state's chance of moving each value when choosing by ``ranks``."""
+        p = self.slots[0].prob[rows]
+        k = int(self.rules.choose_move or 1)
+        order = np.argsort(ranks, axis=1, kind="stable")  # columns, first choice first
+        tail = np.cumsum(np.take_along_axis(p, order, axis=1)[:, ::-1], axis=1)[:, ::-1]  # T_r
+        tail = np.minimum(tail, 1.0)
+        nxt = np.concatenate([tail[:, 1:], np.zeros((tail.shape[0], 1))], axis=1)
+        law = np.empty_like(tail)
+        np.put_along_axis(law, order, tail**k - nxt**k, axis=1)
+        return law
+
+    def weights(self, ranks: np.ndarray | None, allowed: np.ndarray | None = None) -> list[np.ndarray]:
+        """Per slot table, the chance of each slot from each state under ``ranks``.
+
+        ``None`` chooses uniformly among the ``allowed`` dice (every die by
+        default), or under ``choose_move`` moves the first die rolled.
+        """
+        if self.rules.choice == "move":
+            return [self.slots[0].prob if ranks is None else self.move_law(ranks)]
+        if ranks is None:
+            allowed = np.ones((self.n_states, self.n_options), dtype=bool) if allowed is None else allowed
+            w = allowed / np.maximum(allowed.sum(axis=1, keepdims=True), 1)
+        else:
+            w = np.zeros((self.n_states, self.n_options))
+            w[np.arange(self.n_states), np.argmin(ranks, axis=1)] = 1.0
+        return [w[:, o : o + 1] * s.prob for o, s in enumerate(self.slots)]
+
+    # --------------------------------------------------------- evaluation
+    def evaluate(self, ranks: np.ndarray | None, good: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Expected turns to the finish from every decision state under ``ranks`` (one exact sparse solve).
+
+        States outside ``good`` get ``inf``; the chain must not leave ``good``.
+        """
+        n_s = self.n_states
+        rows_l, tgt_l, prob_l, cost_l = [], [], [], []
+        ids = np.arange(n_s)
+        for s, w in zip(self.slots, self.weights(ranks, allowed)):
+            keep = (w > 0) & good[:, None]
+            rows_l.append(np.broadcast_to(ids[:, None], keep.shape)[keep])
+            tgt_l.append(s.target[keep])
+            prob_l.append(w[keep])
+            cost_l.append(s.cost[keep] * w[keep])
+        rows, tgt, prob, cost = (np.concatenate(a) for a in (rows_l, tgt_l, prob_l, cost_l))
+        idx = np.flatnonzero(good)
+        pos = np.full(n_s + 1, -1)
+        pos[idx] = np.arange(idx.size)
+        inner = tgt < n_s
+        if np.any(~good[tgt[inner]]):
+            raise ModelError("a policy's chain left the states it can finish from")
+        m = sp.csr_matrix((-prob[inner], (pos[rows[inner]], pos[tgt[inner]])), shape=(idx.size, idx.size))
+        m = (m + sp.identity(idx.size, format="csr")).tocsc()
+        c = np.bincount(pos[rows], weights=cost, minlength=idx.size)
+        v = np.full(n_s, np.inf)
+        if idx.size:
+            v[idx] = np.atleast_1d(spsolve(m, c))
+        if not np.all(np.isfinite(v[idx])):
+            raise ModelError("a policy's chain could not be solved")
+        return v
+
+    def q_values(self, v: np.ndarray) -> np.ndarray:
+        """Each option's expected turns from each state, if chosen now and ``v`` followed after.
+
+        Under ``choose_move``: the value of moving each value of the die.
+        """
+        ext = np.append(v, 0.0)
+        with np.errstate(invalid="ignore"):
+            if self.rules.choice == "die":
+                q = np.empty((self.n_states, self.n_options))
+                for o, s in enumerate(self.slots):
+                    q[:, o] = np.sum(np.where(s.prob > 0, s.prob * (s.cost + ext[s.target]), 0.0), axis=1)
+                return q
+            s = self.slots[0]
+            return s.cost + ext[s.target]
+
+    def good_states(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(good, allowed)``: the states from which some policy finishes surely, and the dice it may use.
+
+        A die with a chance of falling into a trap (a state no choice brings
+        home) is pruned, until nothing changes; under ``choose_move`` a state
+        with a value that leads into a trap is a trap (every die may show it).
+        """
+        n_s = self.n_states
+        allowed = np.ones((n_s, len(self.slots)), dtype=bool)
+        ids = np.arange(n_s)
+        while True:
+            rows_l, tgt_l = [], []
+            for o, s in enumerate(self.slots):
+                keep = (s.prob > 0) & allowed[:, o : o + 1]
+                rows_l.append(np.broadcast_to(ids[:, None], keep.shape)[keep])
+                tgt_l.append(s.target[keep])
+            rows, tgt = np.concatenate(rows_l), np.concatenate(tgt_l)
+            back = sp.csr_matrix((np.ones(rows.size), (tgt, rows)), shape=(n_s + 1, n_s + 1))
+            good = np.zeros(n_s + 1, dtype=bool)
+            good[breadth_first_order(back, n_s, directed=True, return_predecessors=False)] = True
+            changed = False
+            for o, s in enumerate(self.slots):
+                bad = ((s.prob > 0) & ~good[s.target]).any(axis=1) & allowed[:, o]
+                if bad.any():
+                    allowed[bad, o] = False
+                    changed = True
+            if not changed:
+                return allowed.any(axis=1) & good[:n_s], allowed
+
+    def refuse_traps(self, good: np.ndarray) -> None:
+        """Refuse a board where the token, from 0, cannot be brought home surely with any choice."""
+        start = int(self.starts[0])
+        if good[start]:
+            return
+        raise UnwinnableBoardError(
+            f"the finish {self.board.size} cannot be reached surely from square 0 with any choice: "
+            "some roll always leads to a square the finish cannot be reached from",
+            0,
+        )
+
+    # -------------------------------------------------------------- solve
+    def solve_turns(self, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray, int]:
+        """The policy of fewest expected turns: ``(ranks, values, iterations)``, by policy iteration.
+
+        Starts from choosing uniformly among the allowed dice (or the plain
+        die, under ``choose_move``): a proper policy. Each round orders every
+        state's options by their value under the last exact solve, keeping
+        the current choice unless another is better by more than
+        ``IMPROVE_TOL``; it ends when nothing changes, and the values are the
+        exact solve of the policy returned.
+        """
+        good, allowed = self.good_states()
+        self.refuse_traps(good)
+        v = self.evaluate(None, good, allowed)
+        ranks: np.ndarray | None = None
+        for it in range(1, max_iter + 1):
+            q = self.q_values(v)
+            if self.rules.choice == "die":
+                q = np.where(allowed, q, np.inf)
+            new = _ranks_of(np.where(np.isfinite(q), q, np.inf))
+            if ranks is not None:
+                keep = ~good | _still_best(q, ranks, self.rules.choice == "die")
+                new[keep] = ranks[keep]
+                if np.array_equal(new, ranks):
+                    return ranks, v, it
+            ranks = new
+            v = self.evaluate(ranks, good)
+        raise ModelError(f"policy iteration did not settle in {max_iter} rounds")
+
+    def solve_within(self, turns: int) -> tuple[list[np.ndarray], np.ndarray]:
+        """The largest chance of finishing within ``turns`` turns: the orders by turns left, and the values.
+
+        Finite-horizon dynamic programming over turns. Inside a turn the
+        levels of sixes are solved from the cap down; without a cap the
+        in-turn states are iterated to their fixed point.
+        """
+        n_s = self.n_states
+        levels = self.shape[0]
+        no_cap = self.rules.max_sixes is None
+        dice = self.rules.choose_die or (self.rules.die,)
+        sweeps = max(no_cap_depth(d) for d in dice) if (no_cap and self.rules.bonus_on_six) else 2
+        w_prev = np.zeros(n_s + 1)
+        w_prev[n_s] = 1.0
+        stages: list[np.ndarray] = []
+        for _ in range(turns):
+            w = np.zeros(n_s + 1)
+            w[n_s] = 1.0
+            ranks = np.zeros((n_s, self.n_options), dtype=np.int16)
+            if no_cap:
+                order = [self.sixes >= 1] * sweeps + [self.sixes == 0]
+            else:
+                order = [self.sixes == lev for lev in range(levels - 1, -1, -1)]
+            for at in order:
+                q = self._q_within(w, w_prev)
+                r = _ranks_of(-q)
+                best = q.max(axis=1) if self.rules.choice == "die" else np.sum(self.move_law(r) * q, axis=1)
+                w[:n_s] = np.where(at, best, w[:n_s])
+                ranks[at] = r[at]
+            stages.append(ranks)
+            w_prev = w
+        return stages, w_prev[:n_s]
+
+    def _q_within(self, w: np.ndarray, w_prev: np.ndarray) -> np.ndarray:
+        """Chance of finishing in time by option: a slot that goes on reads ``w``, one that ends the turn ``w_prev``."""
+
+        def value(s: OptionSlots) -> np.ndarray:
+            return np.where(s.cont, w[s.target], w_prev[s.target])
+
+        if self.rules.choice == "die":
+            return np.stack([np.sum(s.prob * value(s), axis=1) for s in self.slots], axis=1)
+        return value(self.slots[0])
+
+
+def _still_best(q: np.ndarray, ranks: np.ndarray, first_only: bool) -> np.ndarray:
+    """Rows where the order ``ranks`` is no worse than the best by more than ``IMPROVE_TOL``."""
+    scale = IMPROVE_TOL * np.maximum(1.0, np.abs(np.where(np.isfinite(q), q, 0.0)).max(axis=1))
+    in_order = np.take_along_axis(q, np.argsort(ranks, axis=1, kind="stable"), axis=1)
+    if first_only:
+        return in_order[:, 0] <= q.min(axis=1) + scale
+    with np.errstate(invalid="ignore"):
+        steps = np.diff(in_order, axis=1)
+    return np.all((steps >= -scale[:, None]) | ~np.isfinite(steps), axis=1)
+
+
+def _ranks_of(q: np.ndarray) -> np.ndarray:
+    """Ranks ordering each row by ``q`` ascending (ties: the first option)."""
+    n_opt = q.shape[1]
+    order = np.lexsort((np.broadcast_to(np.arange(n_opt), q.shape), q), axis=1)
+    out = np.empty(q.shape, dtype=np.int16)
+    np.put_along_axis(out, order, np.broadcast_to(np.arange(n_opt, dtype=np.int16), q.shape), axis=1)
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _process(board: Board, rules: Rules) -> DecisionProcess:
+    return DecisionProcess.build(board, rules)
+
+
+def resolve(policy: Policy, board: Board, rules: Rules) -> PolicyTable:
+    """``policy`` as a table for ``board`` under ``rules``, a greedy one read from the exact kernel."""
+    if not isinstance(policy, Policy):
+        raise PolicyError(f"policy must be a Policy; got {type(policy).__name__}")
+
+    def furthest() -> np.ndarray:
+        dp = _process(board, rules)
+        n = board.size
+        if rules.choice == "die":
+            far = np.stack([np.sum(s.prob * np.minimum(s.square, n), axis=1) for s in dp.slots], axis=1)
+        else:
+            far = np.minimum(dp.slots[0].square, n).astype(float)
+        return far.reshape(decision_shape(board, rules))
+
+    return policy.resolve(board, rules, furthest=furthest)
+
+
+def policy_turn_rows(board: Board, rules: Rules, table: PolicyTable, *, landings: bool = False) -> tuple[Any, ...]:
+    """The turn-level rows of one token under a policy: ``(matrix, rolls, (rows, cols, landings))``.
+
+    Each turn is followed roll by roll from every square, as the plain turn
+    model does: at each in-turn state the policy gives the chance of each
+    slot (:meth:`DecisionProcess.weights`), a turn-ending slot writes the
+    square where the turn ends, a six goes on to the next in-turn state.
+    Without a cap, runs of sixes rarer than ``NO_CAP_MASS`` are cut and their
+    mass stays where the turn began. The landings are empty unless asked for.
+    """
+    n = board.size
+    dp = _process(board, rules)
+    weights = dp.weights(table.ranks.reshape(dp.n_states, -1))
+    dice = rules.choose_die or (rules.die,)
+    if rules.max_sixes is None:
+        depth = max(no_cap_depth(d) for d in dice) if rules.bonus_on_six else 2
+    else:
+        depth = int(rules.max_sixes) + 1
+    chained = chain_landings(board) if landings else None
+    ends: list[tuple[np.ndarray, ...]] = []
+    lands: list[tuple[np.ndarray, ...]] = []
+    roll_counts = np.zeros(n + 1)
+    state, start_row, weight = dp.starts, np.arange(n), np.ones(n)
+    for _ in range(depth):
+        roll_counts[:n] += np.bincount(start_row, weights=weight, minlength=n)
+        go_state, go_row, go_w = [], [], []
+        for s, w_all in zip(dp.slots, weights):
+            w = weight[:, None] * w_all[state]
+            sq, cont = s.square[state], s.cont[state]
+            end = ~cont & (w > 0)
+            ends.append((np.broadcast_to(start_row[:, None], end.shape)[end], np.minimum(sq[end], n), w[end]))
+            if landings:
+                lands.append(_landed(board, chained, s.landing[state], sq, w, start_row))
+            r, c = np.nonzero(cont & (w > 0))
+            go_state.append(s.target[state][r, c])
+            go_row.append(start_row[r])
+            go_w.append(w[r, c])
+        state, start_row, weight = (np.concatenate(x) for x in (go_state, go_row, go_w))
+        if not state.size:
+            break
+    rows, cols, vals = (np.concatenate(x) for x in zip(*ends))
+    deficit = 1.0 - np.bincount(rows, weights=vals, minlength=n + 1)[:n]
+    back = np.flatnonzero(deficit > 0)  # the cut runs of sixes stay where the turn began
+    matrix = sp.csr_matrix(
+        (
+            np.concatenate([vals, deficit[back], [1.0]]),
+            (np.concatenate([rows, back, [n]]), np.concatenate([cols, back, [n]])),
+        ),
+        shape=(n + 1, n + 1),
+    )
+    matrix.sum_duplicates()
+    if lands:
+        land = tuple(np.concatenate(x) for x in zip(*lands))
+    else:
+        land = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    return matrix, roll_counts, land
+
+
+def _landed(
+    board: Board, chained: Any, landing: np.ndarray, square: np.ndarray, w: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """``(rows, squares, weights)`` of every landing of one roll's slots (every jump of a chain)."""
+    hit = (landing >= 0) & (w > 0)
+    if chained:
+        at, sq_l = all_landings(board, np.where(hit, landing, -1).ravel(), square.ravel(), chained)
+        return np.repeat(rows, landing.shape[1])[at], sq_l, w.ravel()[at]
+    return np.broadcast_to(rows[:, None], hit.shape)[hit], landing[hit], w[hit]
+
+
+def policy_model(board: Board, rules: Rules, policy: Policy, *, check: bool = True) -> TransitionModel:
+    """The exact turn-level chain of one token that plays ``policy`` under a rule set with a choice.
+
+    The same kind of model as :func:`~snlmarkov.turn_model` (row ``p``: where
+    a turn begun on ``p`` ends), so every single-token analysis reads it.
+    A policy that depends on other tokens' squares (a race policy) is refused.
+
+    Raises
+    ------
+    PolicyError
+        If the policy does not fit the board and rules, or reads other tokens.
+    UnwinnableBoardError
+        If, playing the policy, the token can reach a square it never finishes from.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> m = policy_model(Board(10), Rules(choose_die=(4, 6)), Policy.fixed(6))
+    >>> m.matrix.shape, round(float(m.matrix[0, 6]), 4)  # a 6 from 0: a six, then one more roll
+    ((11, 11), 0.0)
+    """
+    table = resolve(policy, board, rules)
+    if table.others:
+        raise PolicyError(
+            f"this policy reads {table.others} other token(s)' squares: a race policy, for race() and Odds(), "
+            "not for one token's chain"
+        )
+    n = board.size
+    matrix, rolls, _ = policy_turn_rows(board, rules, table)
+    landings = functools.partial(_policy_landings, board, rules, table)
+    model = TransitionModel(
+        kind="turn",
+        board=board,
+        rules=rules,
+        matrix=matrix.tocsr(),
+        squares=np.arange(n + 1),
+        absorbing=n,
+        start=0,
+        turn_start=np.ones(n + 1, dtype=bool),
+        rolls=rolls,
+        _landings=landings,
+    )
+    if check:
+        _check_winnable(board, model)
+    return model
+
+
+def _policy_landings(board: Board, rules: Rules, table: PolicyTable) -> sp.coo_matrix:
+    n = board.size
+    _, _, (r, c, v) = policy_turn_rows(board, rules, table, landings=True)
+    return sp.coo_matrix((v, (r, c)), shape=(n + 1, n + 1))
+
+
+def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.ndarray:
+    """Probability that a roll ever lands on each square ``0..N`` in one game, playing ``policy``.
+
+    For each square ``j``: ``h(s) = sum over outcomes of p * (1 if the roll lands
+    on j, else h(next))`` on the roll-level chain the policy induces, one
+    sparse solve per square landed on (every square a chain of jumps acts on
+    counts as landed on). Meant for boards of up to a few thousand squares.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> h = policy_hit_probabilities(Board(6), Rules(choose_die=(2, 3)), Policy.fixed(2))
+    >>> round(float(h[1]), 6), round(float(h[6]), 9)
+    (0.5, 1.0)
+    """
+    table = resolve(policy, board, rules)
+    dp = _process(board, rules)
+    n, n_s = board.size, dp.n_states
+    check_memory(64.0 * n_s * (n + 1), "the hit probabilities under a policy (one solve per square)")
+    flat = table.ranks.reshape(-1, table.ranks.shape[-1])
+    rows_l, tgt_l, prob_l, hit_e, hit_sq = [], [], [], [], []
+    ids = np.arange(n_s)
+    chained = chain_landings(board)
+    offset = 0
+    for s, w in zip(dp.slots, dp.weights(flat)):
+        rows_l.append(np.broadcast_to(ids[:, None], w.shape).ravel())
+        tgt_l.append(s.target.ravel())
+        prob_l.append(w.ravel())
+        lnd = np.where((w > 0) & (s.landing >= 0), s.landing, -1)
+        at, sq = all_landings(board, lnd.ravel(), s.square.ravel(), chained)
+        hit_e.append(at + offset)
+        hit_sq.append(sq)
+        offset += w.size
+    rows, tgt, prob = (np.concatenate(a) for a in (rows_l, tgt_l, prob_l))
+    he, hsq = np.concatenate(hit_e), np.concatenate(hit_sq)
+    inner = (tgt < n_s) & (prob > 0)
+    start = int(dp.starts[0])
+    eye = sp.identity(n_s, format="csr")
+    out = np.zeros(n + 1)
+    for j in np.unique(hsq):
+        landed = np.zeros(rows.size, dtype=bool)
+        landed[he[hsq == j]] = True
+        rhs = np.bincount(rows[landed], weights=prob[landed], minlength=n_s)
+        go = inner & ~landed
+        a = (eye - sp.csr_matrix((prob[go], (rows[go], tgt[go])), shape=(n_s, n_s))).tocsc()
+        out[j] = float(np.atleast_1d(spsolve(a, rhs))[start])
+    return out
