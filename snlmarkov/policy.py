@@ -11,7 +11,7 @@ A decision state is what the mover knows when it chooses: its square
 ``0..N-1``, the sixes of the turn so far (``0..max_sixes``; without a cap,
 0 or "one or more"), and under ``on_cap="forfeit"`` the square the turn
 began on (a forfeited turn goes back there), and in a race the other
-tokens' squares. Under ``choose_die`` the options are the dice (the first in
+tokens' squares (in seat order, the mover's own left out). Under ``choose_die`` the options are the dice (the first in
 the order is rolled); under ``choose_move`` they are the die's values (of
 the values rolled, the first in the order is moved).
 
@@ -57,13 +57,14 @@ def decision_shape(board: Board, rules: Rules, others: int = 0) -> tuple[int, ..
     ``levels`` is ``max_sixes + 1`` (2 without a cap); ``origins`` is the
     board size under ``on_cap="forfeit"`` with a cap, else 1; ``others`` is
     the number of other tokens whose square the choice depends on (a race
-    policy), each ``0..N-1``.
+    policy), each ``0..N`` (``N``: finished, under ``last_one_standing``),
+    in seat order without the mover's own.
 
     Examples
     --------
     >>> from snlmarkov import Board, Rules
     >>> decision_shape(Board(10), Rules(choose_move=2)), decision_shape(Board(10), Rules(choose_die=(4, 6)), others=1)
-    ((3, 10, 1, 6), (3, 10, 1, 10, 2))
+    ((3, 10, 1, 6), (3, 10, 1, 11, 2))
     """
     if not rules.choice:
         raise PolicyError(
@@ -71,7 +72,7 @@ def decision_shape(board: Board, rules: Rules, others: int = 0) -> tuple[int, ..
         )
     n = board.size
     forfeit = rules.on_cap == "forfeit" and rules.max_sixes is not None
-    return ((rules.max_sixes or 1) + 1, n, n if forfeit else 1, *([n] * int(others)), len(rules.options))
+    return ((rules.max_sixes or 1) + 1, n, n if forfeit else 1, *([n + 1] * int(others)), len(rules.options))
 
 
 @dataclass(frozen=True, eq=False)
