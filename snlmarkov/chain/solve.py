@@ -314,8 +314,10 @@ def block_bounds(a: sp.csr_matrix, rows: int = BLOCK_ROWS) -> np.ndarray:
     first = np.minimum(first, np.arange(n))  # an empty row (never in a system) moves nowhere
     suffix = np.minimum.accumulate(first[::-1])[::-1]
     clean = np.flatnonzero(suffix >= np.arange(n))  # 0 is always clean
-    out = [0]
     rows = max(1, int(rows))
+    if rows == 1:  # every clean point is a bound
+        return np.append(clean, n).astype(np.int64)
+    out = [0]
     while True:
         k = int(np.searchsorted(clean, out[-1] + rows))
         if k >= clean.size:
