@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputFileError, PolicyError
-from ..limits import clean_text
+from ..limits import MAX_CHOICES, clean_text
 from .common import (
     DIE_HELP,
     PLAYERS_HELP,
@@ -69,7 +69,14 @@ def dice_arg(text: str) -> tuple[Die, ...]:
     >>> [d.spec for d in dice_arg("4,d6")], [d.spec for d in dice_arg("faces:1,5")]
     (['d4', 'd6'], ['weights:1=1,5=1'])
     """
-    parts = [text] if ":" in text else text.split(",")
+    if "," in text.partition(":")[0] and ":" in text:
+        raise argparse.ArgumentTypeError(
+            f"{clean_text(text[:40])!r}: a die written with a colon is an argument of its own "
+            "(--choose-die d4 faces:0,0,4,4,4,4)"
+        )
+    parts = [text] if ":" in text else text.split(",", MAX_CHOICES)
+    if len(parts) > MAX_CHOICES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_CHOICES} dice to choose from (snlmarkov.limits.MAX_CHOICES)")
     return tuple(die_arg(part) for part in parts)
 
 
