@@ -283,7 +283,7 @@ def turn_start_orders(policy: Policy, board: Board, rules: Rules, others: Any = 
     others = tuple(others) if others else (0,) * table.others
     n = board.size
     if len(others) != table.others or not all(
-        isinstance(o, numbers.Integral) and not isinstance(o, bool) and 0 <= o <= n for o in others
+        isinstance(o, numbers.Integral) and not isinstance(o, bool) and 0 <= int(o) <= n for o in others
     ):
         raise PolicyError(
             f"others must be {table.others} square(s) 0..{n}, one per other token of the race; got {show_value(others)}"

@@ -375,10 +375,11 @@ def _gain_lines(report: dict[str, Any]) -> list[str]:
             out.append(f"the choice matters most at the start of a turn on: {top} (worst choice minus best)")
         return out
     if within is not None:
-        rows = [("optimal", figure(within["optimal"], 6))]
-        rows += [(n, "cannot be computed" if v is None else f"{v:.6f}") for n, v in within["against"].items()]
-        width = max(len(r[0]) for r in rows)
-        return ["", f"chance of finishing within {within['turns']} turns:"] + [f"  {n:<{width}}  {v}" for n, v in rows]
+        chances = [("optimal", figure(within["optimal"], 6))]
+        chances += [(n, "cannot be computed" if v is None else f"{v:.6f}") for n, v in within["against"].items()]
+        width = max(len(r[0]) for r in chances)
+        head = ["", f"chance of finishing within {within['turns']} turns:"]
+        return head + [f"  {n:<{width}}  {v}" for n, v in chances]
     return ["", "gain: policy_gain rates one token's expected turns; a race's is not shown"]
 
 

@@ -134,8 +134,8 @@ def plot_policy(
     draw_board(board, ax, title=title, facecolors=faces, jump_alpha=0.85, outline_jumps=True, legend=False)
     if n <= 400:
         size = max(4.0, min(9.0, 90.0 / max(board.width, -(-n // board.width))))
-        for square in np.flatnonzero(begins[1:n]) + 1:
-            row, col = board.cell(int(square))
+        for square in (int(s) + 1 for s in np.flatnonzero(begins[1:n])):
+            row, col = board.cell(square)
             ax.text(col + 0.5, row + 0.3, labels[chosen[square]], ha="center", va="center", fontsize=size, zorder=6)
     note = f"Off the board (square 0): {labels[chosen[0]]}."
     note += " Paler: the choice matters less there." if weight[1:n][begins[1:n]].min(initial=1.0) < 1.0 else ""
@@ -170,7 +170,7 @@ def _describe_choice(rules: Rules) -> str:
     return f"rules: move one of {rules.choose_move} {rules.die.spec} rolled"
 
 
-def _colours(count: int) -> list[tuple[float, ...]]:
+def _colours(count: int) -> list[Any]:
     """One colour per option: the palette for up to 8, a perceptually uniform map beyond (values in order)."""
     import matplotlib
     from matplotlib.colors import to_rgba
