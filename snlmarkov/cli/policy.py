@@ -348,11 +348,12 @@ def _text(board: Board, rules: Rules, report: dict[str, Any]) -> str:
         else:
             lines.append(f"(a board of {board.size:,} squares is not drawn; --json lists every square's choice)")
         lines.append(f"off the board (square 0): {seat['choices'][0]}")
-    lines += _gain_lines(report)
+    names = {f"always {f}": f"always {s}" for s, f in zip(short, full)}  # the dice's short names, as on the board
+    lines += _gain_lines(report, names)
     return "\n".join(lines)
 
 
-def _gain_lines(report: dict[str, Any]) -> list[str]:
+def _gain_lines(report: dict[str, Any], names: dict[str, str]) -> list[str]:
     gain, within = report["gain"], report["within"]
 
     def figure(x: float | None, digits: int) -> str:
@@ -362,7 +363,7 @@ def _gain_lines(report: dict[str, Any]) -> list[str]:
         rows = [("optimal", figure(gain["optimal"], 4), "")]
         for name, value in gain["against"].items():
             extra = gain["gain"][name]
-            rows.append((name, figure(value, 4), "" if extra is None else f"({extra:+.4f} turns)"))
+            rows.append((names.get(name, name), figure(value, 4), "" if extra is None else f"({extra:+.4f} turns)"))
         width = max(len(r[0]) for r in rows)
         out = ["", "expected turns from square 0:"]
         values = max(len(r[1]) for r in rows)
@@ -376,7 +377,10 @@ def _gain_lines(report: dict[str, Any]) -> list[str]:
         return out
     if within is not None:
         chances = [("optimal", figure(within["optimal"], 6))]
-        chances += [(n, "cannot be computed" if v is None else f"{v:.6f}") for n, v in within["against"].items()]
+        chances += [
+            (names.get(n, n), "not computed: never surely finishes" if v is None else f"{v:.6f}")
+            for n, v in within["against"].items()
+        ]
         width = max(len(r[0]) for r in chances)
         head = ["", f"chance of finishing within {within['turns']} turns:"]
         return head + [f"  {n:<{width}}  {v}" for n, v in chances]
