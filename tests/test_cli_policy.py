@@ -205,3 +205,11 @@ def test_objective_win_passes_the_solver_s_refusal_through(capsys, board_file, m
     status, out, err = run(capsys, "--choose-die", "4,6", "--board", board_file, "--objective", "win")
     assert (status, out) == (2, "")
     assert err == "snlmarkov policy: error: objective='win' is not available yet\n"
+
+
+def test_squares_that_never_finish_give_no_warning(capsys):
+    """Under 2d6 (2 at least) one square of the jungle board never finishes: the spread there is 0, no numpy warning."""
+    status, out, err = run(capsys, "--choose-move", "2", "--die", "2d6", "--json")
+    assert status == 0 and err == ""
+    gain = json.loads(out)["gain"]
+    assert all(x is not None for x in gain["spread"]) and gain["optimal"] < gain["against"]["first die"]

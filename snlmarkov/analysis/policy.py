@@ -237,7 +237,8 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
             except UnwinnableBoardError:
                 v = np.full(board.size + 1, np.inf)
         against[key] = v
-    gain = {k: v - best for k, v in against.items()}
+    with np.errstate(invalid="ignore"):  # inf - inf where neither finishes surely: no gain to state (nan)
+        gain = {k: v - best for k, v in against.items()}
     dp = _process(board, rules)
     from ..chain.choice import resolve
 
@@ -245,9 +246,10 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
     good, _ = dp.good_states()
     v = dp.evaluate(flat, good)
     q = dp.q_values(v)[dp.starts]
-    with np.errstate(invalid="ignore"):
-        finite = np.where(np.isfinite(q), q, np.nan)
-        spread = np.where(np.isfinite(finite).any(axis=1), np.nanmax(finite, axis=1) - np.nanmin(finite, axis=1), 0.0)
+    finite = np.isfinite(q)  # a row with no finite option (a state the token never finishes from) spreads 0
+    worst = np.max(np.where(finite, q, -np.inf), axis=1)
+    best_q = np.min(np.where(finite, q, np.inf), axis=1)
+    spread = np.where(finite.any(axis=1), worst - best_q, 0.0)
     spread = np.append(spread, 0.0)
     for arr in (*against.values(), *gain.values(), spread):
         arr.setflags(write=False)
