@@ -21,7 +21,6 @@ expected turns from square 0:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     policies: tuple[Policy, ...] = tuple(solved) if isinstance(solved, tuple) else (solved,)
     report = _report(board, rules, policies, args, players)
     if args.json:
+        import json
+
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
         print(_text(board, rules, report))
