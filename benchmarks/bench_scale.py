@@ -60,7 +60,16 @@ CASES: dict[str, dict] = {
     "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
     "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
 }
-QUICK_SKIP = {"turns-1e7", "turns-long-5e6", "hit-1e5", "hit-1e6", "bump-los", "bump-4-exact", "bump-4-los", "sim-summary-1e7"}
+QUICK_SKIP = {
+    "turns-1e7",
+    "turns-long-5e6",
+    "hit-1e5",
+    "hit-1e6",
+    "bump-los",
+    "bump-4-exact",
+    "bump-4-los",
+    "sim-summary-1e7",
+}
 
 
 def _peak_mb() -> float:

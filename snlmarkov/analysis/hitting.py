@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
-from ..chain.model import roll_chain, roll_transitions
+from ..chain.model import RollChain, roll_chain, roll_transitions
 from ..chain.solve import BlockLU, LongCut, block_bounds, factorize
 from ..chain.threads import single_blas_thread
 from ..rules import Rules
@@ -188,26 +188,7 @@ def _windowed(board: Board, rules: Rules, window: int) -> np.ndarray:  # noqa: P
             clean = block_bounds(a, rows=1)
     block_end = np.repeat(clean[1:], np.diff(clean))  # the first clean point after each state
 
-    # end[t]: the first clean point after every source of t; a landing is near when it leads before it
-    end = np.zeros(n_sq + 1, dtype=np.int64)
-    np.maximum.at(end, land_p, np.broadcast_to(block_end[:, None], lands.shape)[lands])
-    ex_row = ex_slot // f
-    if ex_slot.size:
-        np.maximum.at(end, ex_sq, block_end[ex_row])
-    if low_rank is None:  # only targets with a near landing need their Woodbury system
-        tgt_p = ch.target[lands]
-        near = (tgt_p >= 0) & (tgt_p < end[land_p])
-        active = np.zeros(n_sq + 1, dtype=bool)
-        active[land_p[near]] = True
-        if ex_slot.size:
-            tgt_x = ch.target.ravel()[ex_slot]
-            active[ex_sq[(tgt_x >= 0) & (tgt_x < end[ex_sq])]] = True
-        del tgt_p, near
-    else:
-        active = np.zeros(n_sq + 1, dtype=bool)
-        active[land_p] = True
-        active[ex_sq] = True
-    active[0] = False
+    active, end = _active_targets(ch, n_sq, lands, land_p, block_end, low_rank is not None)
     del land_p
     if not active.any():
         return np.clip(out, 0.0, 1.0)
@@ -285,13 +266,47 @@ def _windowed(board: Board, rules: Rules, window: int) -> np.ndarray:  # noqa: P
     return np.clip(out, 0.0, 1.0)
 
 
+def _active_targets(
+    ch: RollChain, n_sq: int, lands: np.ndarray, land_p: np.ndarray, block_end: np.ndarray, every: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The squares that need a Woodbury system, and ``end[t]``: the first clean point after every source of ``t``.
+
+    A landing is *near* when it leads before ``end`` of its square: only
+    then can ``G[y, s]`` be nonzero. Without a low-rank part (``every``
+    False) only the squares with a near landing are active; with one, every
+    square landed on.
+    """
+    end = np.zeros(n_sq + 1, dtype=np.int64)
+    np.maximum.at(end, land_p, np.broadcast_to(block_end[:, None], lands.shape)[lands])
+    ex_slot, ex_sq = ch.extra
+    f = ch.prob.shape[1]
+    if ex_slot.size:
+        np.maximum.at(end, ex_sq, block_end[ex_slot // f])
+    active = np.zeros(n_sq + 1, dtype=bool)
+    if every:
+        active[land_p] = True
+        active[ex_sq] = True
+    else:
+        tgt_p = ch.target[lands]
+        active[land_p[(tgt_p >= 0) & (tgt_p < end[land_p])]] = True
+        if ex_slot.size:
+            tgt_x = ch.target.ravel()[ex_slot]
+            active[ex_sq[(tgt_x >= 0) & (tgt_x < end[ex_sq])]] = True
+    active[0] = False
+    return active, end
+
+
 def _groups(start: np.ndarray, end: np.ndarray, window: int) -> np.ndarray:
-    """Group number of each target: consecutive targets while the union of their windows stays within ``window``."""
+    """Group number of each target: consecutive targets while the union of their windows stays within ``window``.
+
+    A target whose window lies inside the group's (wider than ``window``
+    when one target's window is) joins it too: it shares its system.
+    """
     gid = np.empty(start.size, dtype=np.int64)
     g, lo, hi = -1, 0, 0
     for i, (s, e) in enumerate(zip(start.tolist(), end.tolist())):
         lo2, hi2 = min(lo, s), max(hi, e)
-        if g < 0 or hi2 - lo2 > window:
+        if g < 0 or hi2 - lo2 > max(window, hi - lo):
             g, lo, hi = g + 1, s, e
         else:
             lo, hi = lo2, hi2
@@ -377,14 +392,6 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
     np.cumsum(g_cols, out=g_off[1:])
     column = np.full(uk.size, -1, dtype=np.int64)  # the right-hand side of every (target, y), -1: G_S[y, .] = 0 here
     column[np.flatnonzero(y_near)] = g_inv - g_off[gk_g[g_inv]]
-    z = None
-    if gk.size:
-        stack, s_off = _stacked(a, g_lo, g_hi)
-        n_cols = int(g_cols.max())
-        rhs = np.zeros((stack.shape[0], n_cols))
-        rhs[s_off[gk_g] + gk_y - g_lo[gk_g], np.arange(gk.size) - g_off[gk_g]] = 1.0
-        z = factorize(stack).solve(rhs)  # factors of the transpose: z[:, c] = G[y_c, :] on the stack
-        del rhs, stack
     # pairs (y' in Y_t, landing i of t): G[y', s_i]
     rep = n_y[tid]
     pe = np.repeat(np.arange(tid.size), rep)
@@ -394,10 +401,23 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
     s_i = src[pe]
     gv = np.zeros(pe.size)
     c = column[pj]
-    local = c >= 0
-    if z is not None and local.any():
+    local = np.flatnonzero(c >= 0)
+    if local.size:
+        stack, s_off = _stacked(a, g_lo, g_hi)
+        lu = factorize(stack)  # factors of the transpose: solves give rows G[y, :] on the stack
         g_p = gid[tid[pe[local]]]
-        gv[local] = z[s_off[g_p] + s_i[local] - g_lo[g_p], c[local]]
+        at_row = s_off[g_p] + s_i[local] - g_lo[g_p]  # where G[y, s_i] is in the solution of y's column
+        at_col, y_col = c[local], np.arange(gk.size) - g_off[gk_g]
+        y_row = s_off[gk_g] + gk_y - g_lo[gk_g]
+        step = max(1, _STACK_ENTRIES // stack.shape[0])  # columns per solve
+        for c0 in range(0, int(g_cols.max()), step):
+            pick = (y_col >= c0) & (y_col < c0 + step)
+            rhs = np.zeros((stack.shape[0], min(step, int(g_cols.max()) - c0)))
+            rhs[y_row[pick], y_col[pick] - c0] = 1.0
+            z = lu.solve(rhs)
+            use = (at_col >= c0) & (at_col < c0 + step)
+            gv[local[use]] = z[at_row[use], at_col[use] - c0]
+        del stack, lu
     if low_rank is not None:
         u, w = low_rank
         gv += np.einsum("ij,ij->i", u[yy], w[s_i])
@@ -408,7 +428,7 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
     col_i = np.full(tid.size, -1, dtype=np.int64)
     col_i[ys] = col_move
     mp = col_i[pe] >= 0
-    lhs = np.bincount(
+    lhs: np.ndarray = np.bincount(
         (t_of[mp] * width + row[mp]) * width + col_i[pe[mp]], weights=gp[mp], minlength=n_t * width * width
     ).reshape(n_t, width, width)
     lhs += np.eye(width)

@@ -780,21 +780,7 @@ def roll_chain(board: Board, rules: Rules) -> RollChain:
     levels = 1 if rules.max_sixes is None else rules.max_sixes
     forfeit = rules.on_cap == "forfeit" and rules.max_sixes is not None
     f = len(rules.die.values)
-    if forfeit:  # states in the numbering of roll_model, then their rank in square order
-        mid_sq, mid_s, mid_o, lookup = _forfeit_states(board, rules, levels)
-        sq = np.concatenate([np.arange(n, dtype=np.int64), mid_sq])
-        six = np.concatenate([np.zeros(n, dtype=np.int64), mid_s])
-        orig = np.concatenate([np.arange(n, dtype=np.int64), mid_o])
-        order = np.lexsort((orig, six, sq))
-        rank = np.empty(n + 1 + mid_sq.size, dtype=np.int64)  # numbering of roll_model -> square order
-        rt_index = np.concatenate([np.arange(n), n + 1 + np.arange(mid_sq.size)])
-        rank[rt_index[order]] = np.arange(order.size)
-        rank[n] = -1  # the finish
-        sq, six, orig = sq[order], six[order], orig[order]
-    else:
-        sq = np.repeat(np.arange(n, dtype=np.int64), levels + 1)
-        six = np.tile(np.arange(levels + 1, dtype=np.int64), n)
-        orig = np.full(sq.size, -1, dtype=np.int64)
+    sq, six, orig, lookup, rank = _square_order_states(board, rules, levels, forfeit)
     k = sq.size
     itype = index_dtype(k * f + f, n + 2 * rules.die.top + 2)
     dest = board.destination().astype(itype)
@@ -852,6 +838,31 @@ def roll_chain(board: Board, rules: Rules) -> RollChain:
         ex = (ex[0][keep], ex[1][keep])
     system = _roll_system(target, prob, block)
     return RollChain(sq, start, target, prob, landing, ex, system)
+
+
+def _square_order_states(board: Board, rules: Rules, levels: int, forfeit: bool) -> tuple:
+    """The states of :func:`roll_chain` in square order: ``(squares, sixes, origins, lookup, rank)``.
+
+    Without ``forfeit`` state ``(p, s)`` is ``p * (levels + 1) + s`` (and
+    ``lookup``, ``rank`` are None); under it the in-turn states are those of
+    :func:`_forfeit_states`, and ``rank`` maps the numbering of
+    :func:`roll_model` to square order (-1: the finish).
+    """
+    n = board.size
+    if not forfeit:
+        sq = np.repeat(np.arange(n, dtype=np.int64), levels + 1)
+        six = np.tile(np.arange(levels + 1, dtype=np.int64), n)
+        return sq, six, np.full(sq.size, -1, dtype=np.int64), None, None
+    mid_sq, mid_s, mid_o, lookup = _forfeit_states(board, rules, levels)
+    sq = np.concatenate([np.arange(n, dtype=np.int64), mid_sq])
+    six = np.concatenate([np.zeros(n, dtype=np.int64), mid_s])
+    orig = np.concatenate([np.arange(n, dtype=np.int64), mid_o])
+    order = np.lexsort((orig, six, sq))
+    rank = np.empty(n + 1 + mid_sq.size, dtype=np.int64)
+    rt_index = np.concatenate([np.arange(n), n + 1 + np.arange(mid_sq.size)])
+    rank[rt_index[order]] = np.arange(order.size)
+    rank[n] = -1  # the finish
+    return sq[order], six[order], orig[order], lookup, rank
 
 
 def _roll_system(target: np.ndarray, prob: np.ndarray, block: int) -> sp.csr_matrix:
