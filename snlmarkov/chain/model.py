@@ -247,7 +247,7 @@ def can_finish(matrix: sp.spmatrix, absorbing: int) -> np.ndarray:
     >>> can_finish(m, 0).tolist()  # nothing leads back to 0
     [True, False, False]
     """
-    m = sp.csr_matrix(matrix)
+    m = matrix if isinstance(matrix, sp.csr_matrix) else sp.csr_matrix(matrix)  # a new wrapper forgets its flags
     if _ascends(m, absorbing):
         return np.ones(m.shape[0], dtype=bool)
     back = m.T.tocsr()  # the edges reversed
