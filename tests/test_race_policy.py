@@ -84,9 +84,7 @@ def test_game_value_is_the_max_min_over_every_pair_of_pure_policies(bump: bool) 
     assert abs(p[1].value - (1 - maxmin)) < TOL
 
 
-def _seat0_values(
-    board: snl.Board, dice: list[snl.Die], *, k: int, cap: int, bump: bool, finish: str
-) -> np.ndarray:
+def _seat0_values(board: snl.Board, dice: list[snl.Die], *, k: int, cap: int, bump: bool, finish: str) -> np.ndarray:
     """Seat 0's chance ``V[s, x, sixes, y]`` (seat ``s`` to move on ``x`` with ``sixes``, the other on ``y``), by value iteration.
 
     Bonus roll on the top value, a cap of ``cap`` sixes redealt from the die

@@ -252,7 +252,7 @@ class Odds(StateRace):
             for seat in range(k):  # built now: every query reads them (a joint chain runs per query)
                 self._passage_of(seat)
         elif rules.bump and k > 1:
-            self._mover = JointMover.of(self._model, rules)
+            self._mover = JointMover.of(self._models[0], rules)
             self._table = build_value_table(self._mover, k, self.mode)
             self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
         else:

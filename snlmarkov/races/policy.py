@@ -95,6 +95,4 @@ def optimal_policy(
                 "and seat=, for the best response of that seat"
             )
         return game_policies(solve_race_game(board, rules, mode))
-    from .response import best_response
-
-    return best_response(board, rules, policies, seat=seat, mode=mode)
+    raise PolicyError("the best response to given policies is not available yet")
