@@ -95,4 +95,8 @@ def optimal_policy(
                 "and seat=, for the best response of that seat"
             )
         return game_policies(solve_race_game(board, rules, mode))
-    raise PolicyError("the best response to given policies is not available yet")
+    if not isinstance(policies, (tuple, list)) or len(policies) != players:
+        raise PolicyError(f"policies= takes one Policy per seat ({players}; seat {show_value(seat)}'s own is ignored)")
+    from .response import best_response
+
+    return best_response(board, rules, policies, seat=seat, mode=mode)

@@ -161,6 +161,7 @@ class _Game:
         self.dp = dp
         board, rules = dp.board, dp.rules
         self.n = n = board.size
+        self.width = n  # the other token's squares: the columns of the values
         self.n_s = n_s = dp.n_states
         self.starts = dp.starts
         good, allowed = dp.good_states()
@@ -198,11 +199,11 @@ class _Game:
         return np.concatenate([np.ones((1, n)), u, after])
 
     def q(self, u: np.ndarray) -> np.ndarray:
-        """``(n_s, n, options)``: each option's value for the mover (per value of the die under ``choose_move``)."""
+        """``(n_s, width, options)``: each option's value for the mover (per value of the die under ``choose_move``)."""
         src = self.source(u)
         if self.move:
             return np.moveaxis(src[self.src.col[0]], 1, 2)  # (n_s, n, C)
-        out = np.empty((self.n_s, self.n, len(self.src.col)))
+        out = np.empty((self.n_s, self.width, len(self.src.col)))
         for o, (col, p) in enumerate(zip(self.src.col, self.src.prob)):
             out[:, :, o] = np.einsum("dc,dcy->dy", p, src[col])
         return np.where(self.allowed[:, None, :], out, -np.inf)
@@ -220,7 +221,7 @@ class _Game:
 
     def law(self, ranks: np.ndarray) -> np.ndarray:
         """Under ``choose_move``: the chance of moving each value, choosing by ``ranks`` ``(n_s, n, C)``."""
-        rows = np.repeat(np.arange(self.n_s), self.n)
+        rows = np.repeat(np.arange(self.n_s), self.width)
         flat = ranks.reshape(-1, ranks.shape[2])
         return self.dp.move_law(flat, rows).reshape(ranks.shape)
 
