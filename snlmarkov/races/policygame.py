@@ -286,7 +286,7 @@ class _Game:
         pos[keep] = np.arange(keep.size)
         a = sp.csr_matrix((vals, (pos[rows], pos[cols])), shape=(keep.size, keep.size))
         out = guess.ravel().copy()
-        out[keep] = _solve(a, b[keep], out[keep])
+        out[keep] = _solve_linear(a, b[keep], out[keep])
         return out.reshape(n_s, n)
 
     def check_ends(self, rows: np.ndarray, cols: np.ndarray, finishes: np.ndarray, live: np.ndarray) -> None:
@@ -313,7 +313,7 @@ class _Game:
             )
 
 
-def _solve(a: sp.csr_matrix, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _solve_linear(a: sp.csr_matrix, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``x = b + a x`` solved to rounding: iterated from ``x`` (the chain ends surely, so it converges), else a sparse LU.
 
     The answer is accepted when its residual ``|b + a x - x|`` is at most
@@ -361,7 +361,20 @@ def solve_race_game(board: Board, rules: Rules, mode: str = "classic") -> RaceGa
         f"the race game of two players ({n_s * n:,} states: decision states x the other token's square)",
     )
     game = _Game(_process(board, rules))
-    u = np.zeros((n_s, n))
+    u, q, ranks, rounds = _solve(game, "the race game")
+    table = _full_table(board, rules, ranks, shape)
+    for a in (u, q, table):
+        a.setflags(write=False)
+    return RaceGame(board, rules, mode, u, q, table, rounds)
+
+
+def _solve(game: _Game, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """``(values, option values, ranks, (rounds of value iteration, of policy iteration))`` of ``game``.
+
+    Value iteration from 0 to a change of :data:`VI_TOL`, then policy
+    iteration on the exact values until no choice improves (the certificate).
+    """
+    u = np.zeros((game.n_s, game.width))
     vi = 0
     while vi < MAX_VI_ROUNDS:
         vi += 1
@@ -378,14 +391,10 @@ def solve_race_game(board: Board, rules: Rules, mode: str = "classic") -> RaceGa
         u = game.evaluate(ranks, u)
         q = game.q(u)
         if game.stable(q, ranks):
-            break
+            return u, q, ranks, (vi, pi)
         if pi >= MAX_POLICY_ROUNDS:
-            raise ModelError(f"the race game's policy iteration did not settle in {MAX_POLICY_ROUNDS} rounds")
+            raise ModelError(f"{what}'s policy iteration did not settle in {MAX_POLICY_ROUNDS} rounds")
         ranks = game.ranks(q, ranks)
-    table = _full_table(board, rules, ranks, shape)
-    for a in (u, q, table):
-        a.setflags(write=False)
-    return RaceGame(board, rules, mode, u, q, table, (vi, pi))
 
 
 def _full_table(board: Board, rules: Rules, ranks: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

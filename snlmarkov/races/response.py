@@ -46,7 +46,7 @@ from ..limits import MAX_PLAYERS, check_memory, show_value
 from ..policy import Policy, decision_shape
 from ..rules import Rules
 from .joint import bumps
-from .policygame import BYTES_PER_STATE, MAX_POLICY_ROUNDS, MAX_VI_ROUNDS, SOLVE_RESIDUAL, VI_TOL, _Game
+from .policygame import BYTES_PER_STATE, MAX_VI_ROUNDS, SOLVE_RESIDUAL, _Game, _solve
 from .seatchains import RACE_POLICY_PLAYERS, _alone
 
 __all__ = ["best_response"]
@@ -173,23 +173,7 @@ def best_response(
     )
     turns = [_turn_matrices(board, rules, policies[s], k) for s in play]
     game = _Response(board, rules, turns, k)
-    u = np.zeros((n_s, game.width))
-    for _ in range(MAX_VI_ROUNDS):
-        new = game.best(game.q(u))
-        change = float(np.max(np.abs(new - u)))
-        u = new
-        if change <= VI_TOL:
-            break
-    q = game.q(u)
-    ranks = game.ranks(q, None)
-    for _ in range(MAX_POLICY_ROUNDS):
-        u = game.evaluate(ranks, u)
-        q = game.q(u)
-        if game.stable(q, ranks):
-            break
-        ranks = game.ranks(q, ranks)
-    else:
-        raise ModelError(f"the best response did not settle in {MAX_POLICY_ROUNDS} rounds")
+    u, _, ranks, _ = _solve(game, "the best response")
     table = _seat_table(board, rules, ranks, shape, play)
     w = u[game.starts].reshape((n,) * k)
     first = game.after_mine(w, last=k - seat) if seat else w  # seats 0..seat-1 move first
