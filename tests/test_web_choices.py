@@ -289,3 +289,20 @@ def test_a_plain_room_says_nothing_of_choices(server):
     c.close()
     text = json.dumps(welcome)
     assert "strength" in text  # an AI seat's strength is listed (it plays only under a choice rule)
+
+
+def test_the_games_command_prints_each_players_accuracy(tmp_path, capsys):
+    from snlmarkov.cli import main
+
+    store = GameStore(tmp_path / "g.sqlite")
+    store.add(Game(THREE, Rules(), players=["Cy", "Di"], rng=1).play(), room="plain")
+    game = Game(THREE, Rules(choose_die=(2, 3), **HAND), [Seat("Ann", "red"), Seat("Bob", "blue")], dice=[1, 2, 2])
+    for die in (0, 1, 0):  # as in the hand computation above: Ann loses 2/3 of a turn in 2 choices
+        game.take_turn()
+        game.choose(die)
+    store.add(game.record(), room="choice")
+    store.close()
+    assert main(["games", "--db", str(tmp_path / "g.sqlite")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("accuracy under a choice rule (expected turns lost per choice, against the optimal policy):")
+    assert out[at + 1:] == ["    2  Ann 0.33 (2 choices, 1 best); Bob 0.00 (1 choice, 1 best)"]  # the plain game: nothing
