@@ -244,11 +244,19 @@ def test_choose_the_move_and_refused_choices(server):
     state = http(server.base, f"/api/rooms/{room['room']}")[1]
     assert state["decision"] == d  # a page that comes now is asked the same
     c.send(type="choose", seat=0, secret=secret, value=max(d["options"]))
-    last, coach = play_choices(c, {**welcome, **asked, "decision": None}, secret, lambda d: {"value": d["options"][0]} if d else {})
+    msg = c.until(lambda m: m["type"] in ("turn", "choice"))
+    first = msg["coach"]
+    state = {**welcome, **msg, "decision": msg.get("decision") if msg["type"] == "choice" else None}
+    last, coach = play_choices(c, state, secret, lambda d: {"value": d["options"][0]} if d else {})
+    coach = first + coach
     assert last["status"] == "over" and c.seq_ok()
     assert {v["seat"] for v in coach} >= {1, 2}
     assert all(v["is_best"] or v["cost"] > 0 for v in coach)
     assert verify_game(server.store.record(last["game_id"])).passed
+    status, data = http(server.base, f"/api/games/{last['game_id']}/analysis")
+    for row in data["accuracy"]["seats"]:  # every choice of the game, as the coach judged it when it was made
+        mine = [v for v in coach if v["seat"] == row["seat"]]
+        assert row["choices"] == len(mine) and row["lost"] == pytest.approx(sum(v["cost"] for v in mine), abs=1e-12)
     c.close()
 
 

@@ -453,7 +453,7 @@ def record_choices(record: GameRecord) -> Iterator[tuple[Decision, int]]:
         If the record's choices do not replay (an edited record).
     """
     seats = [Seat(s.name, s.colour) for s in record.seats]
-    game = Game(record.board, record.rules, seats, record.mode, dice=record.dice, state=record.start)
+    game = Game(record.board, record.rules, seats, record.mode, dice=record.throws(), state=record.start)
     logged: dict[int, list[int]] = {}
     for e in record.log:
         if isinstance(e, ChooseDie):
