@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from ..errors import InputFileError, SnlError
 from .common import show
@@ -75,6 +73,9 @@ def open_store(path: str) -> Any:
         If ``path`` is not a regular file, not an SQLite database, corrupt,
         or has no ``games`` table with the columns the server writes.
     """
+    import sqlite3
+    from urllib.parse import quote
+
     from ..web.store import GameStore
 
     shown = show(path)
@@ -105,6 +106,8 @@ def stored_games(store: Any, status: str | None = None) -> Iterator[tuple[Any, A
     as a valid :class:`~snlmarkov.GameRecord`, comes with ``record`` None
     and the reason; database errors become :class:`InputFileError`.
     """
+    import sqlite3
+
     try:
         games = store.games(status)
     except sqlite3.Error as exc:
