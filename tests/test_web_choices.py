@@ -283,7 +283,9 @@ def test_an_idle_players_choice_is_the_greedy_one(server):
 
 
 def test_a_plain_room_says_nothing_of_choices(server):
-    room = create_room(server.base, kind="local", board="tiny", seats=seats(("Ann", RED, False, ""), ("Bot", BLUE, True, "")))
+    room = create_room(
+        server.base, kind="local", board="tiny", seats=seats(("Ann", RED, False, ""), ("Bot", BLUE, True, ""))
+    )
     c = Client(server.base, room["room"])
     welcome = c.hello(room["host"])
     assert welcome["decision"] is None
@@ -313,4 +315,64 @@ def test_the_games_command_prints_each_players_accuracy(tmp_path, capsys):
     assert main(["games", "--db", str(tmp_path / "g.sqlite")]) == 0
     out = capsys.readouterr().out.splitlines()
     at = out.index("accuracy under a choice rule (expected turns lost per choice, against the optimal policy):")
-    assert out[at + 1:] == ["    2  Ann 0.33 (2 choices, 1 best); Bob 0.00 (1 choice, 1 best)"]  # the plain game: nothing
+    assert out[at + 1 :] == [
+        "    2  Ann 0.33 (2 choices, 1 best); Bob 0.00 (1 choice, 1 best)"
+    ]  # the plain game: nothing
+
+
+def test_a_choice_room_survives_a_restart(tmp_path):
+    """A room under choose_die written by one manager, rebuilt by another: the seats' strengths, then the game goes on."""
+    import asyncio
+
+    from snlmarkov.web import turns
+    from snlmarkov.web.rooms import RoomManager
+    from snlmarkov.web.store import load_key
+
+    path = tmp_path / "g.sqlite"
+    spec = seats(("Ann", RED, False, ""), ("Bot", BLUE, True, "random"))
+
+    async def drive(room, secret: str, turns_left: int) -> None:
+        async with room.lock:
+            while room.status == "playing" and turns_left > 0:
+                game, before = room.game, room.game.total_turns
+                if game.waiting:
+                    await turns.answer(room, 0, None)
+                elif room.seats[game.current_seat].ai:
+                    await room._play(skip=False)
+                else:
+                    await room._roll(game.current_seat, secret, 1)
+                turns_left -= game.total_turns - before
+
+    async def first() -> tuple[str, str]:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, seed=3, ai_delay=0.0)
+        room = manager.create("local", spec, board="tiny", rules={"choose_die": ["d4", "d6"]})
+        await room.start()
+        await drive(room, room.seats[0].secret, 4)
+        room._cancel_timer()
+        await manager.shutdown()
+        store.close()
+        return room.id, room.seats[0].secret
+
+    async def second(room_id: str, secret: str) -> None:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, seed=4, ai_delay=0.0)
+        manager.start()
+        try:
+            room = manager.rooms[room_id]
+            assert [s.strength for s in room.seats] == ["", "random"] and room.rules.choice == "die"
+            for _ in range(200):  # the tables are prepared off the event loop
+                if room.play is not None:
+                    break
+                await asyncio.sleep(0.02)
+            assert room.play is not None and room.play.solved is not None
+            assert room.seats[0].opens(secret)
+            await drive(room, secret, 10_000)
+            assert room.game_id > 0
+            record = store.record(room.game_id)
+            assert verify_game(record, key=load_key(path)).passed and record.choices()
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(second(*asyncio.run(first())))

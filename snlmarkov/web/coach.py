@@ -509,14 +509,16 @@ def accuracy(record: GameRecord) -> dict[str, Any]:
         solved = _solved_for(record.board, record.rules, len(record.seats))
     except SnlError as exc:
         return {"reason": str(exc)}
-    seats = [{"seat": i, "name": s.name, "choices": 0, "best": 0, "lost": 0.0} for i, s in enumerate(record.seats)]
+    seats: list[dict[str, Any]] = [
+        {"seat": i, "name": s.name, "choices": 0, "best": 0, "lost": 0.0} for i, s in enumerate(record.seats)
+    ]
     try:
         for d, chosen in record_choices(record):
             verdict = solved.judge(d.square, d.sixes, d.origin, chosen, () if d.kind == "die" else d.options)
             row = seats[d.seat]
             row["choices"] += 1
             row["best"] += verdict.is_best
-            row["lost"] = row["lost"] + verdict.cost if row["lost"] is not None else None
+            row["lost"] += verdict.cost  # inf for a die that risks never finishing
     except SnlError as exc:
         return {"reason": f"the record's choices do not replay: {exc}"}
     for row in seats:
