@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import logging
 import math
 import threading
@@ -80,6 +81,8 @@ MAX_COACH_STATES = 200_000
 NEGLIGIBLE = 1e-9
 #: solved tables kept at once
 KEPT = 16
+#: seconds a starting game waits for its table's optimal policy (past them it plays without)
+SOLVE_WAIT = 30.0
 
 
 def option_name(rules: Rules, option: Any) -> str:
@@ -122,6 +125,11 @@ def check_solvable(board: Board, rules: Rules) -> None:
     check_memory(8.0 * states * shape[-1] * 6, "a room's optimal policy and its values")
 
 
+def _amount(x: float, digits: int) -> str:
+    """A cost in words: ``digits`` decimals, or two significant figures when smaller."""
+    return f"{x:.{digits}f}" if x >= 10.0**-digits else f"{x:.2g}"
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The coach's word on one choice.
@@ -137,11 +145,14 @@ class Verdict:
         What the choice cost, in ``unit`` (0 for the best choice; ``inf`` for
         a die that risks a square the finish cannot be reached from).
     unit : str
-        ``"turns"`` (expected turns to the finish).
+        ``"turns"`` (expected turns to the finish, one token's figure) or
+        ``"win"`` (the mover's chance of winning the race, 0..1).
     names : tuple of str
         ``(chosen, best)`` in words (:func:`option_name`).
     values : tuple of float
         The figure of every option on offer (the dice, or the values rolled).
+    kind : str
+        ``"die"`` or ``"move"``.
     """
 
     square: int
@@ -158,8 +169,14 @@ class Verdict:
         """Whether the choice was (as good as) the best."""
         return self.cost <= NEGLIGIBLE
 
+    def cost_text(self) -> str:
+        """The cost in words: ``"3.1 points of win chance"`` or ``"0.67 expected turns"``."""
+        if self.unit == "win":
+            return f"{_amount(100.0 * self.cost, 1)} points of win chance"
+        return f"{_amount(self.cost, 2)} expected turns"
+
     def text(self, name: str) -> str:
-        """The coach's line, e.g. ``"Picking the d4 on 94 cost Ann 3.10 expected turns (best: the d6)"``."""
+        """The coach's line, e.g. ``"Picking the d4 on 94 cost Ann 3.1 points of win chance (best: the d6)"``."""
         chosen, best = self.names
         doing = f"picking the {chosen}" if self.kind == "die" else f"moving {chosen}"
         better = f"the {best}" if self.kind == "die" else f"moving {best}"
@@ -168,7 +185,7 @@ class Verdict:
             return f"{name}: {doing} {where} was the best choice"
         if not math.isfinite(self.cost):
             return f"{doing.capitalize()} {where} risks {name} never finishing (best: {better})"
-        return f"{doing.capitalize()} {where} cost {name} {self.cost:.2f} expected turns (best: {better})"
+        return f"{doing.capitalize()} {where} cost {name} {self.cost_text()} (best: {better})"
 
     def to_dict(self, name: str) -> dict[str, Any]:
         """The verdict as plain data for the pages (``cost`` None when infinite)."""
@@ -195,17 +212,20 @@ class Solved:
     players : int
         The seats it was solved for.
     policy : Policy
-        The optimal policy (what an ``"optimal"`` AI seat plays).
+        The optimal policy (what an ``"optimal"`` AI seat plays; in a race of
+        two, the same table serves both seats).
     table : PolicyTable
         ``policy`` resolved (an AI's choice is a lookup in it).
     q : numpy.ndarray
-        ``(decision states, options)``: expected turns to the finish after
-        each option, the policy followed after (``inf``: the option risks a
-        square the finish cannot be reached from).
+        Each option's figure if taken now and the policy followed after:
+        ``(decision states, options)`` expected turns to the finish (``inf``:
+        the option risks a square the finish cannot be reached from), or in
+        a race of two (``unit == "win"``) ``(decision states, other token's
+        square, options)`` the mover's chance of winning.
     unit : str
-        ``"turns"``.
+        ``"turns"`` or ``"win"``.
     note : str
-        What was solved, for the page ("the single-token optimal policy", ...).
+        What was solved, for the pages.
     """
 
     board: Board
@@ -220,12 +240,9 @@ class Solved:
     @property
     def options(self) -> tuple[str, ...]:
         """The options in words: the dice, or the values of the die."""
-        return tuple(option_name(self.rules, o if self.rules.choice == "die" else v) for o, v in self._opts())
-
-    def _opts(self) -> list[tuple[int, int]]:
         if self.rules.choice == "die":
-            return [(i, i) for i in range(len(self.rules.choose_die))]
-        return list(enumerate(self.rules.die.values))
+            return tuple(d.spec for d in self.rules.choose_die)
+        return tuple(str(v) for v in self.rules.die.values)
 
     def index(self, square: int, sixes: int, origin: int) -> int:
         """The flat index of a decision state (the order of :class:`DecisionProcess`)."""
@@ -236,15 +253,39 @@ class Solved:
         org = int(origin) if n_o > 1 else 0
         return (level * n + int(square)) * n_o + org
 
-    def choose(self, square: int, sixes: int, origin: int, rolled: Sequence[int] = ()) -> int:
-        """The optimal choice: a die's index (``choose_die``) or the value moved of those ``rolled``."""
-        if self.rules.choice == "die":
-            return int(self.table.die_index(int(square), int(sixes), int(origin)))
-        return int(self.table.pick(int(square), int(sixes), int(origin), tuple(rolled)))
+    def _others(self, others: Sequence[int]) -> tuple[int, ...]:
+        return tuple(int(o) for o in others)[: self.table.others]
 
-    def judge(self, square: int, sixes: int, origin: int, chosen: int, rolled: Sequence[int] = ()) -> Verdict:
-        """The coach's verdict on choosing ``chosen`` (a die's index, or a value of those ``rolled``)."""
+    def choose(
+        self, square: int, sixes: int, origin: int, rolled: Sequence[int] = (), others: Sequence[int] = ()
+    ) -> int:
+        """The optimal choice: a die's index (``choose_die``) or the value moved of those ``rolled``."""
+        oth = self._others(others)
+        if self.rules.choice == "die":
+            return int(self.table.die_index(int(square), int(sixes), int(origin), oth))
+        return int(self.table.pick(int(square), int(sixes), int(origin), tuple(rolled), oth))
+
+    def judge(
+        self,
+        square: int,
+        sixes: int,
+        origin: int,
+        chosen: int,
+        rolled: Sequence[int] = (),
+        others: Sequence[int] = (),
+    ) -> Verdict | None:
+        """The coach's verdict on choosing ``chosen`` (a die's index, or a value of those ``rolled``).
+
+        ``others`` are the other tokens' squares (a race of two reads the
+        other's); None when nothing is at stake (the other token has
+        finished: the race is decided).
+        """
         row = self.q[self.index(square, sixes, origin)]
+        if self.unit == "win":
+            other = int(others[0])
+            if other >= self.board.size:
+                return None
+            row = row[other]
         if self.rules.choice == "die":
             offered = list(range(len(self.rules.choose_die)))
             values = [float(row[i]) for i in offered]
@@ -254,9 +295,10 @@ class Solved:
             if chosen not in offered:
                 raise PolicyError(f"the value moved, {chosen}, is not one of those rolled {tuple(rolled)}")
             values = [float(row[die.index(v)]) for v in offered]
+        sign = -1.0 if self.unit == "win" else 1.0  # the best is the fewest turns, or the largest chance
         pos = offered.index(int(chosen))
-        best_pos = min(range(len(offered)), key=lambda k: (values[k], k))
-        best_v, mine = values[best_pos], values[pos]
+        best_pos = min(range(len(offered)), key=lambda k: (sign * values[k], k))
+        best_v, mine = sign * values[best_pos], sign * values[pos]
         cost = 0.0 if mine <= best_v else (math.inf if not math.isfinite(mine) else mine - best_v)
         best = offered[best_pos]
         if cost <= NEGLIGIBLE:  # as good as the best: the chosen one is a best choice
@@ -267,8 +309,18 @@ class Solved:
         )
 
 
-def solve_table(board: Board, rules: Rules, players: int) -> Solved:
+#: most game states (decision states x the other token's squares) of a race of two a room solves as a game
+MAX_RACE_STATES = 400_000
+
+
+def solve_table(board: Board, rules: Rules, players: int, mode: str = "classic") -> Solved:
     """Solve the optimal policy of a table and every option's value (the work :class:`PolicySolver` runs).
+
+    A race of two is solved as the zero-sum game it is (the chance of
+    winning; :func:`snlmarkov.races.policygame.solve_race_game`) when the
+    library has that solver and the game has at most :data:`MAX_RACE_STATES`
+    states; otherwise, and for one or more than two seats, the policy of
+    fewest expected turns of one token.
 
     Raises
     ------
@@ -278,10 +330,15 @@ def solve_table(board: Board, rules: Rules, players: int) -> Solved:
         If the policy cannot be solved (a board the token cannot surely finish).
     """
     check_solvable(board, rules)
-    policy = optimal_policy(board, rules)
     note = "the optimal policy of one token (fewest expected turns)"
-    if players > 1:
-        note += "; a race's own policy is not solved for rooms yet"
+    if players == 2:
+        race = _race_game(board, rules, mode)
+        if isinstance(race, Solved):
+            return race
+        note += f"; {race}"
+    elif players > 2:
+        note += "; a race of more than two is not solved as a game"
+    policy = optimal_policy(board, rules)
     dp = DecisionProcess.build(board, rules)
     table = policy.resolve(board, rules)
     good, _ = dp.good_states()
@@ -289,6 +346,31 @@ def solve_table(board: Board, rules: Rules, players: int) -> Solved:
     q = np.array(dp.q_values(v), dtype=float)
     q.setflags(write=False)
     return Solved(board, rules, int(players), policy, table, q, "turns", note)
+
+
+def _race_game(board: Board, rules: Rules, mode: str) -> Solved | str:
+    """The race of two solved as a game, or why not (no such solver, too many states, no solution)."""
+    try:  # the race's game solver (snlmarkov.races.policygame), where this version of the library has it
+        policygame = importlib.import_module("..races.policygame", __package__)
+    except ImportError:
+        return "the race of two is not solved as a game by this version"
+    game_policies, solve_race_game = policygame.game_policies, policygame.solve_race_game
+    shape = decision_shape(board, rules)
+    states = int(np.prod(shape[:-1])) * board.size
+    if states > MAX_RACE_STATES:
+        return (
+            f"the race of two has {states:,} states, over the {MAX_RACE_STATES:,} a room solves as a game "
+            "(snlmarkov.web.coach.MAX_RACE_STATES)"
+        )
+    try:
+        game = solve_race_game(board, rules, mode)
+    except SnlError as exc:
+        return f"the race of two has no solution as a game ({exc})"
+    policy = game_policies(game)[0]
+    q = np.array(game.option_table, dtype=float)
+    q.setflags(write=False)
+    note = "the optimal policy of the race of two (the largest chance of winning; both seats play it)"
+    return Solved(board, rules, 2, policy, policy.table, q, "win", note)
 
 
 @dataclass(frozen=True, eq=False)
@@ -313,22 +395,33 @@ class TablePlay:
     greedy: PolicyTable
     seats: tuple[PolicyTable | None, ...]
 
-    def choice(self, table: PolicyTable, square: int, sixes: int, origin: int, options: Sequence[Any]) -> int:
-        """``table``'s choice at a decision: a die's index, or the value moved of those thrown (``options``)."""
+    def choice(self, table: PolicyTable, decision: Decision) -> int:
+        """``table``'s choice at a decision: a die's index, or the value moved of those thrown."""
+        d = decision
+        others = tuple(int(o) for o in d.others)[: table.others]
         if table.rules.choice == "die":
-            return int(table.die_index(int(square), int(sixes), int(origin)))
-        return int(table.pick(int(square), int(sixes), int(origin), tuple(int(v) for v in options)))
+            return int(table.die_index(int(d.square), int(d.sixes), int(d.origin), others))
+        return int(table.pick(int(d.square), int(d.sixes), int(d.origin), tuple(int(v) for v in d.options), others))
 
-    def judge(self, square: int, sixes: int, origin: int, chosen: int, options: Sequence[Any]) -> Verdict | None:
-        """The coach's verdict on a choice (None without a solved policy)."""
-        if self.solved is None:
-            return None
-        rolled = () if self.solved.rules.choice == "die" else tuple(int(v) for v in options)
-        return self.solved.judge(square, sixes, origin, chosen, rolled)
+    def judge(self, decision: Decision, chosen: int) -> Verdict | None:
+        """The coach's verdict on a choice (None without a solved policy, or with nothing at stake)."""
+        return judge(self.solved, decision, chosen) if self.solved is not None else None
+
+
+def judge(solved: Solved, decision: Decision, chosen: int) -> Verdict | None:
+    """The coach's verdict on answering ``decision`` (the engine's :class:`~snlmarkov.game.choosing.Decision`) with ``chosen``."""
+    d = decision
+    rolled = () if d.kind == "die" else tuple(int(v) for v in d.options)
+    return solved.judge(d.square, d.sixes, d.origin, chosen, rolled, d.others)
 
 
 def prepare_table(
-    board: Board, rules: Rules, strengths: Sequence[str], seeds: Sequence[Any] = (), solved: Solved | str | None = None
+    board: Board,
+    rules: Rules,
+    strengths: Sequence[str],
+    seeds: Sequence[Any] = (),
+    solved: Solved | str | None = None,
+    mode: str = "classic",
 ) -> TablePlay:
     """Everything a room's server-side choices need: the optimal policy (solved, or why not) and each seat's table.
 
@@ -341,7 +434,7 @@ def prepare_table(
 
     if solved is None:
         try:
-            solved = solve_table(board, rules, len(strengths))
+            solved = solve_table(board, rules, len(strengths), mode)
         except SnlError as exc:
             solved = str(exc)
     reason = solved if isinstance(solved, str) else ""
@@ -376,7 +469,7 @@ class PolicySolver:
     --------
     >>> from snlmarkov import Board, Rules
     >>> solver = PolicySolver()
-    >>> solver.submit(Board(10), Rules(choose_move=2), 2).result().unit
+    >>> solver.submit(Board(10), Rules(choose_move=2), 3).result().unit
     'turns'
     >>> solver.shutdown()
     """
@@ -387,9 +480,9 @@ class PolicySolver:
         self._futures: OrderedDict[tuple, Future] = OrderedDict()
         self._queue, self._kept = int(queue), int(kept)
 
-    def submit(self, board: Board, rules: Rules, players: int) -> Future | None:
+    def submit(self, board: Board, rules: Rules, players: int, mode: str = "classic") -> Future | None:
         """The future of a table's :class:`Solved` (done at once when kept); None when too many wait."""
-        key = (board, rules, int(players))
+        key = (board, rules, int(players), mode if players == 2 else "")
         with self._lock:
             found = self._futures.get(key)
             if found is not None:
@@ -397,7 +490,7 @@ class PolicySolver:
                 return found
             if sum(not f.done() for f in self._futures.values()) >= self._queue:
                 return None
-            fut = self._pool.submit(solve_table, board, rules, int(players))
+            fut = self._pool.submit(solve_table, board, rules, int(players), mode)
             self._futures[key] = fut
             while len(self._futures) > self._kept:
                 old_key, old = next(iter(self._futures.items()))
@@ -407,37 +500,39 @@ class PolicySolver:
             return fut
 
     async def table_play(
-        self, board: Board, rules: Rules, strengths: Sequence[str], seeds: Sequence[Any] = ()
+        self,
+        board: Board,
+        rules: Rules,
+        mode: str,
+        strengths: Sequence[str],
+        seeds: Sequence[Any] = (),
+        *,
+        wait: float = SOLVE_WAIT,
     ) -> TablePlay:
-        """:func:`prepare_table` for a room, in this solver's worker thread (the event loop never waits on it)."""
-        fut = self.submit(board, rules, len(strengths))
+        """:func:`prepare_table` for a room, the solve in this solver's worker thread (never on the event loop).
+
+        A solve that takes more than ``wait`` seconds goes on (its table is
+        kept for the next game), but this game plays without it.
+        """
+        fut = self.submit(board, rules, len(strengths), mode)
         if fut is None:
-            solved: Solved | str = "the server is busy solving other tables' policies: no coach for this game"
+            solved: Solved | str = "the server is busy solving other tables' policies"
         else:
             try:
-                solved = await asyncio.wrap_future(fut)
+                solved = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), wait)
+            except asyncio.TimeoutError:
+                solved = f"the optimal policy took more than {wait:g} s to solve"
             except SnlError as exc:
                 solved = str(exc)
-        task = self._pool.submit(prepare_table, board, rules, tuple(strengths), tuple(seeds), solved)
-        return await asyncio.wrap_future(task)
-
-    def solved(self, board: Board, rules: Rules, players: int) -> Solved | str:
-        """The solved table now (blocking), or why there is none (a failed or refused solve)."""
-        fut = self.submit(board, rules, players)
-        if fut is None:
-            return "the server is busy solving other tables' policies"
-        try:
-            return fut.result()
-        except SnlError as exc:
-            return str(exc)
+        return await asyncio.to_thread(prepare_table, board, rules, tuple(strengths), tuple(seeds), solved, mode)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 @functools.lru_cache(maxsize=KEPT)
-def _solved_for(board: Board, rules: Rules, players: int) -> Solved:
-    return solve_table(board, rules, players)
+def _solved_for(board: Board, rules: Rules, players: int, mode: str) -> Solved:
+    return solve_table(board, rules, players, mode)
 
 
 def record_choices(record: GameRecord) -> Iterator[tuple[Decision, int]]:
@@ -506,7 +601,7 @@ def accuracy(record: GameRecord) -> dict[str, Any]:
     if not record.rules.choice:
         return {}
     try:
-        solved = _solved_for(record.board, record.rules, len(record.seats))
+        solved = _solved_for(record.board, record.rules, len(record.seats), record.mode)
     except SnlError as exc:
         return {"reason": str(exc)}
     seats: list[dict[str, Any]] = [
@@ -514,7 +609,9 @@ def accuracy(record: GameRecord) -> dict[str, Any]:
     ]
     try:
         for d, chosen in record_choices(record):
-            verdict = solved.judge(d.square, d.sixes, d.origin, chosen, () if d.kind == "die" else d.options)
+            verdict = judge(solved, d, chosen)
+            if verdict is None:  # nothing at stake (the race is decided)
+                continue
             row = seats[d.seat]
             row["choices"] += 1
             row["best"] += verdict.is_best

@@ -558,7 +558,7 @@ class Room:
         strengths = [s.strength if s.ai else "" for s in self.seats]
         seeds = [self.manager.seed_for(self) for s in self.seats if s.ai and s.strength == "random"]
         rngs = [None if x is None else np.random.default_rng(x) for x in seeds]
-        self.play = await self.manager.policies.table_play(self.board, self.rules, strengths, rngs)
+        self.play = await self.manager.policies.table_play(self.board, self.rules, self.mode, strengths, rngs)
 
     async def _prepare_odds(self, game: Game, wait: float) -> None:
         """Send the table's odds to the odds pool and wait up to ``wait`` s for them (then an "odds" message)."""

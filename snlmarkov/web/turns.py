@@ -103,7 +103,7 @@ async def choose_for_idle(room: Room, asked: int) -> None:
         return
     play: TablePlay = room.play
     d = game.decision
-    chosen = play.choice(play.greedy, d.square, d.sixes, d.origin, d.options)
+    chosen = play.choice(play.greedy, d)
     name = room.seats[d.seat].name
     shown = d.options[chosen].spec if d.kind == "die" else str(chosen)
     what = f"the {shown}" if d.kind == "die" else f"to move {shown}"
@@ -125,8 +125,8 @@ async def _go_on(room: Room, events: list[Any], chosen: int | None, *, idle: boo
         if chosen is None:
             if table is None:
                 break  # a human's decision: ask
-            chosen = play.choice(table, d.square, d.sixes, d.origin, d.options)
-        verdict = play.judge(d.square, d.sixes, d.origin, chosen, d.options)
+            chosen = play.choice(table, d)
+        verdict = play.judge(d, chosen)
         if verdict is not None:
             coach.append(
                 {"seat": seat, "idle": idle, "sixes": d.sixes, "origin": d.origin, **verdict.to_dict(names[seat])}
