@@ -77,20 +77,45 @@ def test_the_coach_against_a_hand_computation():
     assert v.text("Ann").startswith("Moving 1 on 0 cost Ann") and v.text("Ann").endswith("(best: moving 3)")
 
 
-def test_accuracy_against_a_hand_computation():
+def hand_game() -> Game:
+    """Three seats (one token's policy judges them): Ann loses 2/3 of a turn in her 2 choices, the others nothing."""
     rules = Rules(choose_die=(2, 3), **HAND)
-    game = Game(THREE, rules, [Seat("Ann", "red"), Seat("Bob", "blue")], dice=[1, 2, 2])
-    # Ann: the d2 on 0 (costs 3 - 7/3 = 2/3), rolls 1; Bob: the d3 on 0 (best), rolls 2; Ann: the d2 on 1 (best), home
-    for die in (0, 1, 0):
+    game = Game(THREE, rules, [Seat("Ann", "red"), Seat("Bob", "blue"), Seat("Cy", "green")], dice=[1, 1, 1, 2])
+    # Ann: the d2 on 0 (costs 3 - 7/3 = 2/3), rolls 1; Bob, Cy: the d3 on 0 (best), roll 1; Ann: the d2 on 1 (best), home
+    for die in (0, 1, 1, 0):
         game.take_turn()
         game.choose(die)
     assert game.is_over
-    acc = accuracy(game.record())
-    ann, bob = acc["seats"]
-    assert acc["unit"] == "turns" and (ann["choices"], bob["choices"]) == (2, 1)
+    return game
+
+
+def test_accuracy_against_a_hand_computation():
+    acc = accuracy(hand_game().record())
+    ann, bob, cy = acc["seats"]
+    assert acc["unit"] == "turns" and (ann["choices"], bob["choices"], cy["choices"]) == (2, 1, 1)
     assert abs(ann["lost"] - 2 / 3) < 1e-12 and abs(ann["per_choice"] - 1 / 3) < 1e-12 and ann["best"] == 1
-    assert bob["lost"] == 0 and bob["best"] == 1
+    assert bob["lost"] == cy["lost"] == 0 and bob["best"] == 1
     assert accuracy(Game(THREE, Rules(), players=2, rng=1).play()) == {}  # a plain game: nothing
+
+
+def test_the_race_coach_against_a_hand_computation():
+    """Two seats race on Board(2), each choosing a die that always shows 1 or a fair d2 (no bonus).
+
+    From 1 the one-die finishes: W(1, y) = 1. From 0, the other on 1: the d2 wins at once with 1/2, else the
+    other (on 1) wins: W = 1/2; the one-die leaves the other to win: 0. From 0, the other on 0: the d2 gives
+    1/2 + 1/2 (1 - W(0, 1)) = 3/4, the one-die 1 - W(0, 1) = 1/2.
+    """
+    pytest.importorskip("snlmarkov.races.policygame")
+    rules = Rules(choose_die=("faces:1", 2), bonus_on_six=False, max_sixes=None)
+    solved = solve_table(Board(2), rules, 2)
+    assert solved.unit == "win" and solved.choose(0, 0, 0, others=(0,)) == 1
+    for other, cost in ((0, Fraction(1, 4)), (1, Fraction(1, 2))):
+        v = solved.judge(0, 0, 0, 0, others=(other,))
+        assert abs(v.cost - float(cost)) < 1e-12 and v.names == ("weights:1=1", "d2")
+    assert solved.judge(1, 0, 1, 0, others=(0,)).is_best and solved.judge(1, 0, 1, 0, others=(2,)) is None
+    assert solved.judge(0, 0, 0, 0, others=(0,)).text("Ann") == (
+        "Picking the weights:1=1 on 0 cost Ann 25.0 points of win chance (best: the d2)"
+    )
 
 
 def test_a_table_too_big_is_refused_with_the_limit_named():
@@ -195,7 +220,8 @@ def test_choose_the_die_against_an_optimal_ai_with_the_coach(server):
     anns = [v for v in coach if v["seat"] == 0]
     assert anns and all(v["names"][0] == "d4" for v in anns)
     for v in anns:  # each verdict is the solved table's, decision state by decision state
-        assert v["cost"] == pytest.approx(solved.judge(v["square"], v["sixes"], v["origin"], 0).cost, abs=1e-12)
+        want = solved.judge(v["square"], v["sixes"], v["origin"], 0, others=v["others"])
+        assert v["cost"] == pytest.approx(want.cost, abs=1e-12) and v["unit"] == solved.unit
     assert any(not v["is_best"] for v in anns) and any("cost Ann" in v["text"] for v in anns)
     record = server.store.record(last["game_id"])
     assert verify_game(record).passed
@@ -306,17 +332,15 @@ def test_the_games_command_prints_each_players_accuracy(tmp_path, capsys):
 
     store = GameStore(tmp_path / "g.sqlite")
     store.add(Game(THREE, Rules(), players=["Cy", "Di"], rng=1).play(), room="plain")
-    game = Game(THREE, Rules(choose_die=(2, 3), **HAND), [Seat("Ann", "red"), Seat("Bob", "blue")], dice=[1, 2, 2])
-    for die in (0, 1, 0):  # as in the hand computation above: Ann loses 2/3 of a turn in 2 choices
-        game.take_turn()
-        game.choose(die)
-    store.add(game.record(), room="choice")
+    store.add(hand_game().record(), room="choice")  # as in the hand computation above
     store.close()
     assert main(["games", "--db", str(tmp_path / "g.sqlite")]) == 0
     out = capsys.readouterr().out.splitlines()
-    at = out.index("accuracy under a choice rule (expected turns lost per choice, against the optimal policy):")
+    at = out.index(
+        "accuracy under a choice rule (what each player's choices lost, per choice, against the optimal policy):"
+    )
     assert out[at + 1 :] == [
-        "    2  Ann 0.33 (2 choices, 1 best); Bob 0.00 (1 choice, 1 best)"
+        "    2  expected turns: Ann 0.33 (2 choices, 1 best); Bob 0.00 (1 choice, 1 best); Cy 0.00 (1 choice, 1 best)"
     ]  # the plain game: nothing
 
 

@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     unreadable = f", {bad} unreadable" if bad else ""
     print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}: {done} finished, {left} abandoned{unreadable}")
     if choices:
-        print("accuracy under a choice rule (expected turns lost per choice, against the optimal policy):")
+        print("accuracy under a choice rule (what each player's choices lost, per choice, against the optimal policy):")
         for line in choices:
             print(line)
     return 0
@@ -193,18 +193,19 @@ def accuracy_line(game_id: int, record: Any) -> str:
     >>> game = Game(Board(3), Rules(choose_die=(2, 3), bonus_on_six=False), [Seat("Ann", "red")], dice=[1, 2])
     >>> _ = game.take_turn(); _ = game.choose(0); _ = game.take_turn(); _ = game.choose(0)
     >>> accuracy_line(4, game.record())
-    '    4  Ann 0.33 (2 choices, 1 best)'
+    '    4  expected turns: Ann 0.33 (2 choices, 1 best)'
     """
     from ..web.coach import accuracy
 
     acc = accuracy(record)
     if "reason" in acc:
         return f"{int(game_id):>5}  (no figure: {show(acc['reason'])})"
-    parts = []
+    parts, win = [], acc["unit"] == "win"
     for s in acc["seats"]:
-        per = "-" if s["per_choice"] is None else f"{s['per_choice']:.2f}"
+        per = "-" if s["per_choice"] is None else f"{100 * s['per_choice']:.1f}" if win else f"{s['per_choice']:.2f}"
         if s["choices"] and s["lost"] is None:
             per = "risked never finishing"
         plural = "" if s["choices"] == 1 else "s"
         parts.append(f"{show(s['name'])} {per} ({s['choices']} choice{plural}, {s['best']} best)")
-    return f"{int(game_id):>5}  " + "; ".join(parts)
+    unit = "points of win chance" if win else "expected turns"
+    return f"{int(game_id):>5}  {unit}: " + "; ".join(parts)

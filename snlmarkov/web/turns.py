@@ -129,7 +129,14 @@ async def _go_on(room: Room, events: list[Any], chosen: int | None, *, idle: boo
         verdict = play.judge(d, chosen)
         if verdict is not None:
             coach.append(
-                {"seat": seat, "idle": idle, "sixes": d.sixes, "origin": d.origin, **verdict.to_dict(names[seat])}
+                {
+                    "seat": seat,
+                    "idle": idle,
+                    "sixes": d.sixes,
+                    "origin": d.origin,
+                    "others": list(d.others),
+                    **verdict.to_dict(names[seat]),
+                }
             )
         new += game.choose(chosen) if d.kind == "die" else game.pick(chosen)
         chosen, idle = None, False

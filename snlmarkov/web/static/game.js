@@ -125,14 +125,16 @@
     const acc = A.accuracy || {};
     $("accuracy-card").hidden = !acc.seats && !acc.reason;
     if (!acc.seats) { $("accuracy").replaceChildren(); $("accuracy-note").textContent = acc.reason || ""; return; }
-    const fmt = (x) => (x == null ? "—" : x.toFixed(2));
+    const win = acc.unit === "win";  // a race of two: the chance of winning, in points; else expected turns
+    const fmt = (x) => (x == null ? "—" : win ? (100 * x).toFixed(1) : x.toFixed(2));
     $("accuracy").replaceChildren(h("tr", {}, h("th", {}, "player"), h("th", {}, "choices"), h("th", {}, "best"),
-      h("th", {}, "turns lost per choice"), h("th", {}, "in all")),
+      h("th", {}, win ? "points of win chance lost per choice" : "turns lost per choice"), h("th", {}, "in all")),
       ...acc.seats.map((a) => h("tr", { "data-seat": a.seat }, h("td", {}, h("span", { class: "seat-dot mini",
         style: `background:${A.colours[a.seat]}` }, A.labels[a.seat]), a.name), h("td", {}, a.choices), h("td", {}, a.best),
       h("td", { "data-accuracy": a.per_choice == null ? "" : a.per_choice }, fmt(a.per_choice)),
       h("td", {}, a.lost == null ? "never finishing risked" : fmt(a.lost)))));
-    $("accuracy-note").textContent = "Each choice against the best one on offer: the expected turns to the finish it added, " +
+    $("accuracy-note").textContent = "Each choice against the best one on offer: " +
+      (win ? "the chance of winning it gave away, " : "the expected turns to the finish it added, ") +
       `measured with ${acc.note}. 0 is perfect play.`;
   }
 
