@@ -14,13 +14,12 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("websockets")
 
-from _webserver import Client, ServerThread, create_room, http  # noqa: E402
+from _webserver import ROOMY, Client, ServerThread, create_room, http  # noqa: E402
 
 from snlmarkov import Board, Game, Rules, Seat, verify_game  # noqa: E402
 from snlmarkov.errors import LimitError  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
 from snlmarkov.web.coach import accuracy, check_solvable, solve_table  # noqa: E402
-from snlmarkov.web.limits import ServerLimits  # noqa: E402
 from snlmarkov.web.protocol import ProtocolError, parse_message  # noqa: E402
 from snlmarkov.web.rooms import rules_from_data  # noqa: E402
 from snlmarkov.web.store import GameStore  # noqa: E402
@@ -30,7 +29,6 @@ TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
 THREE = Board(3, name="three")
 HAND = {"bonus_on_six": False, "max_sixes": None}
 RED, BLUE, GREEN = "#e53935", "#1e88e5", "#43a047"
-ROOMY = ServerLimits(message_rate=5000, message_burst=5000, room_rate=1000, room_burst=1000, rooms_per_address=1000)
 
 
 @pytest.fixture(scope="module")
