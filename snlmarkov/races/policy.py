@@ -20,7 +20,7 @@ from ..analysis.policy import OBJECTIVES, solo_policy
 from ..args import board_arg, rules_arg
 from ..board import Board
 from ..errors import PolicyError
-from ..limits import show_value
+from ..limits import MAX_PLAYERS, show_value
 from ..rules import Rules
 
 __all__ = ["optimal_policy"]
@@ -80,4 +80,19 @@ def optimal_policy(
                 f"objective={objective!r} is one token's; a race of players={show_value(players)} needs objective='win'"
             )
         return solo_policy(board, rules, objective=objective, turns=turns)
-    raise PolicyError("objective='win' is not available yet")
+    from ..args import mode_arg
+    from .policygame import game_policies, solve_race_game
+
+    mode = mode_arg(mode)
+    if turns is not None:
+        raise PolicyError("turns= is the horizon of objective='within'; objective='win' takes none")
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= MAX_PLAYERS:
+        raise PolicyError(f"objective='win' is a race: players must be 2..{MAX_PLAYERS}; got {show_value(players)}")
+    if policies is None:
+        if players != 2:
+            raise PolicyError(
+                f"a race of {players} is not solved as a game: give the other seats' policies= (one per seat) "
+                "and seat=, for the best response of that seat"
+            )
+        return game_policies(solve_race_game(board, rules, mode))
+    raise PolicyError("the best response to given policies is not available yet")
