@@ -103,7 +103,6 @@ def test_the_race_coach_against_a_hand_computation():
     other (on 1) wins: W = 1/2; the one-die leaves the other to win: 0. From 0, the other on 0: the d2 gives
     1/2 + 1/2 (1 - W(0, 1)) = 3/4, the one-die 1 - W(0, 1) = 1/2.
     """
-    pytest.importorskip("snlmarkov.races.policygame")
     rules = Rules(choose_die=("faces:1", 2), bonus_on_six=False, max_sixes=None)
     solved = solve_table(Board(2), rules, 2)
     assert solved.unit == "win" and solved.choose(0, 0, 0, others=(0,)) == 1
@@ -119,6 +118,9 @@ def test_the_race_coach_against_a_hand_computation():
 def test_a_table_too_big_is_refused_with_the_limit_named():
     with pytest.raises(LimitError, match="MAX_COACH_STATES"):
         check_solvable(Board(70_000), Rules(choose_die=(4, 6)))
+    # a race of two too big to solve as a game (the origins of forfeit): coached by one token's policy, and said so
+    solved = solve_table(Board(60), Rules(choose_die=(4, 6), on_cap="forfeit"), 2)
+    assert solved.unit == "turns" and "MAX_RACE_STATES" in solved.note
 
 
 # ------------------------------------------------------------------ the rules and the messages

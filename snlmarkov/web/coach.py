@@ -11,30 +11,31 @@ every option's value from every decision state (the exact
 :class:`~snlmarkov.chain.choice.DecisionProcess` solved for the policy's
 values), so that an AI's choice and the coach's verdict are table lookups.
 
-The figure is the one a single token optimises: expected turns to the finish
-(``unit == "turns"``). A race policy (a choice that reads the other token's
-square) is used when the library solves one for the table; until then a
-race of two is coached and played with the single-token policy, and
-:attr:`Solved.note` says so.
+In a race of two the table is the race solved as a game (the mover's
+chance of winning from both tokens' squares, ``unit == "win"``); otherwise
+one token's policy of fewest expected turns (``unit == "turns"``), and
+:attr:`Solved.note` says which.
 
 Examples
 --------
 >>> from snlmarkov import Board, Rules
->>> solved = solve_table(Board(10), Rules(choose_die=(2, 6)), 2)
->>> solved.unit, solved.options
+>>> solo = solve_table(Board(10), Rules(choose_die=(2, 6)), 1)
+>>> solo.unit, solo.options
 ('turns', ('d2', 'd6'))
->>> v = solved.judge(square=0, sixes=0, origin=0, chosen=0)
+>>> v = solo.judge(square=0, sixes=0, origin=0, chosen=0)
 >>> v.best, v.chosen, v.cost > 0
 (1, 0, True)
 >>> v.text("Ann")
 'Picking the d2 on 0 cost Ann 0.12 expected turns (best: the d6)'
+>>> race = solve_table(Board(10), Rules(choose_die=(2, 6)), 2)
+>>> race.unit, race.judge(0, 0, 0, 0, others=(5,)).text("Ann")
+('win', 'Picking the d2 on 0 cost Ann 1.7 points of win chance (best: the d6)')
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import logging
 import math
 import threading
@@ -57,6 +58,7 @@ from ..game.seats import Seat
 from ..limits import check_memory
 from ..policy import Policy, PolicyTable, decision_shape
 from ..races.policy import optimal_policy
+from ..races.policygame import game_policies, solve_race_game
 from ..rules import Rules
 
 __all__ = [
@@ -318,9 +320,8 @@ def solve_table(board: Board, rules: Rules, players: int, mode: str = "classic")
 
     A race of two is solved as the zero-sum game it is (the chance of
     winning; :func:`snlmarkov.races.policygame.solve_race_game`) when the
-    library has that solver and the game has at most :data:`MAX_RACE_STATES`
-    states; otherwise, and for one or more than two seats, the policy of
-    fewest expected turns of one token.
+    game has at most :data:`MAX_RACE_STATES` states; otherwise, and for one
+    or more than two seats, the policy of fewest expected turns of one token.
 
     Raises
     ------
@@ -349,12 +350,7 @@ def solve_table(board: Board, rules: Rules, players: int, mode: str = "classic")
 
 
 def _race_game(board: Board, rules: Rules, mode: str) -> Solved | str:
-    """The race of two solved as a game, or why not (no such solver, too many states, no solution)."""
-    try:  # the race's game solver (snlmarkov.races.policygame), where this version of the library has it
-        policygame = importlib.import_module("..races.policygame", __package__)
-    except ImportError:
-        return "the race of two is not solved as a game by this version"
-    game_policies, solve_race_game = policygame.game_policies, policygame.solve_race_game
+    """The race of two solved as a game, or why not (too many states, no solution)."""
     shape = decision_shape(board, rules)
     states = int(np.prod(shape[:-1])) * board.size
     if states > MAX_RACE_STATES:
