@@ -35,7 +35,7 @@ from ..limits import show_value
 from ..policy import Policy, decision_shape
 from ..rules import Rules
 
-__all__ = ["solo_policy", "policy_gain", "PolicyGain", "OBJECTIVES", "MAX_WITHIN_TURNS"]
+__all__ = ["solo_policy", "policy_gain", "PolicyGain", "turn_start_orders", "OBJECTIVES", "MAX_WITHIN_TURNS"]
 
 #: What :func:`optimal_policy` can optimise.
 OBJECTIVES = ("turns", "within", "win")
@@ -237,7 +237,8 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
             except UnwinnableBoardError:
                 v = np.full(board.size + 1, np.inf)
         against[key] = v
-    gain = {k: v - best for k, v in against.items()}
+    with np.errstate(invalid="ignore"):  # inf - inf where neither finishes surely: no gain to state (nan)
+        gain = {k: v - best for k, v in against.items()}
     dp = _process(board, rules)
     from ..chain.choice import resolve
 
@@ -245,10 +246,49 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
     good, _ = dp.good_states()
     v = dp.evaluate(flat, good)
     q = dp.q_values(v)[dp.starts]
-    with np.errstate(invalid="ignore"):
-        finite = np.where(np.isfinite(q), q, np.nan)
-        spread = np.where(np.isfinite(finite).any(axis=1), np.nanmax(finite, axis=1) - np.nanmin(finite, axis=1), 0.0)
+    finite = np.isfinite(q)  # a row with no finite option (a state the token never finishes from) spreads 0
+    worst = np.max(np.where(finite, q, -np.inf), axis=1)
+    best_q = np.min(np.where(finite, q, np.inf), axis=1)
+    spread = np.where(finite.any(axis=1), worst - best_q, 0.0)
     spread = np.append(spread, 0.0)
     for arr in (*against.values(), *gain.values(), spread):
         arr.setflags(write=False)
     return PolicyGain(board, rules, policy, best, MappingProxyType(against), MappingProxyType(gain), spread)
+
+
+def turn_start_orders(policy: Policy, board: Board, rules: Rules, others: Any = ()) -> np.ndarray:
+    """The order of the options at the start of a turn on every square ``0..N-1`` (rank 0 first).
+
+    The decision state of a turn's start on square ``s``: no six yet, the
+    turn begun on ``s``; for a race policy, the other tokens on the squares
+    ``others`` (default: all at 0). A greedy policy is resolved by the exact
+    kernel (:func:`snlmarkov.chain.choice.resolve`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(N, options)``: ``out[s, k]`` is the place of option ``k``
+        (a die of ``choose_die``, a value of the die under ``choose_move``)
+        in the order on square ``s``; ``out.argmin(axis=1)`` is the choice.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> rules = snl.Rules(choose_die=(4, 6))
+    >>> turn_start_orders(snl.Policy.fixed(6), snl.Board(10), rules).argmin(axis=1).tolist()
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+    """
+    from ..chain.choice import resolve
+
+    board, rules = board_arg(board), rules_arg(rules)
+    table = resolve(policy, board, rules)
+    others = tuple(others) if others else (0,) * table.others
+    n = board.size
+    if len(others) != table.others or not all(
+        isinstance(o, numbers.Integral) and not isinstance(o, bool) and 0 <= int(o) <= n for o in others
+    ):
+        raise PolicyError(
+            f"others must be {table.others} square(s) 0..{n}, one per other token of the race; got {show_value(others)}"
+        )
+    squares = np.arange(n)
+    return np.asarray(table.order(squares, 0, squares, tuple(np.full(n, o) for o in others)))
