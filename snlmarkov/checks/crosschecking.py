@@ -301,25 +301,15 @@ def crosscheck(
     """
     board, rules, _, _, max_turns = _checked(board, rules, 1, 1, "classic", max_turns, policy=policy)
     ranks = () if policy is None else policy_ranks(board, rules, policy, 1)
-    model_policy = policy if exact_policy is None else exact_policy
     if not isinstance(batches, (int, np.integer)) or isinstance(batches, bool) or batches < 10:
         raise GameError(f"batches must be an integer >= 10, got {batches!r}")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 10 * batches:
         raise GameError(f"games must be an integer >= 10 * batches = {10 * batches}, got {games!r}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise SnlError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    if exact is not None and (exact_board is not None or exact_rules is not None):
-        raise SnlError("give either exact (an analysis) or exact_board/exact_rules, not both")
-    if exact is None:
-        exact = analyze(
-            board if exact_board is None else exact_board,
-            rules if exact_rules is None else exact_rules,
-            policy=model_policy,
-        )
-    elif not isinstance(exact, Analysis):
-        raise SnlError(f"exact must be an Analysis (from snlmarkov.analyze), got {type(exact).__name__}")
-    if exact.board.size != board.size:
-        raise SnlError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
+    exact = _exact_model(
+        board, rules, exact, exact_board, exact_rules, policy if exact_policy is None else exact_policy
+    )
 
     check_memory(int(games) * 48, f"cross-checking {int(games):,} games", hint="use fewer games")
     gen = check_rng(rng)
@@ -405,6 +395,23 @@ def crosscheck(
         flagged_squares=flagged,
         checks=(mean_check, rolls_check, dist_check, land_check),
     )
+
+
+def _exact_model(board: Board, rules: Rules, exact: Any, exact_board: Any, exact_rules: Any, policy: Any) -> Analysis:
+    """The exact analysis a cross-check tests against (given, or built for the board, rules and policy)."""
+    if exact is not None and (exact_board is not None or exact_rules is not None):
+        raise SnlError("give either exact (an analysis) or exact_board/exact_rules, not both")
+    if exact is None:
+        exact = analyze(
+            board if exact_board is None else exact_board,
+            rules if exact_rules is None else exact_rules,
+            policy=policy,
+        )
+    elif not isinstance(exact, Analysis):
+        raise SnlError(f"exact must be an Analysis (from snlmarkov.analyze), got {type(exact).__name__}")
+    if exact.board.size != board.size:
+        raise SnlError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
+    return exact
 
 
 def _two_sided_normal(z: float) -> float:

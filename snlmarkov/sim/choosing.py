@@ -125,7 +125,7 @@ class _Turns:
             after = self.after[at]
             after = np.where(after < 0, org, after)  # a forfeit: back to where the turn began
             more = self.more[at]
-            self.landings += np.bincount(self.land[(slice(None), *at)].ravel(), minlength=self.landings.size)
+            self.landings += np.bincount(self.land[(slice(None),) + at].ravel(), minlength=self.landings.size)
             rolls[rows] += 1
             square[rows], level[rows] = after, self.sixes[at]
             end[rows[~more]] = after[~more]

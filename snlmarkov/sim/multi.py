@@ -75,7 +75,7 @@ def play_turns(
     return end, rolls
 
 
-def play_multi(  # noqa: C901, PLR0915
+def play_multi(
     table: StepTable,
     rules: Rules,
     games: int,
