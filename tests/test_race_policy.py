@@ -268,3 +268,85 @@ def test_a_game_too_large_is_refused_up_front(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "10M")
     with pytest.raises(LimitError, match="race game of two players"):
         solve_race_game(BOARD, snl.Rules(choose_die=(4, 6)))
+
+
+# ----------------------------------------------------------------- best responses
+def _best_response_3(board: snl.Board, dice: list[snl.Die], other: snl.Die, bump: bool, me: int = 0) -> dict:
+    """Seat ``me``'s best chance of finishing first among 3 (the others always roll ``other``), by value iteration.
+
+    Bonus roll on the top value with a cap of one six (redealt without the
+    top); the mover is bumped back to 1 when it ends on another token's square.
+    """
+    n = board.size
+    squares = range(n)
+    keys = [(s, pos, six) for s in range(3) for pos in itertools.product(squares, repeat=3) for six in (0, 1)]
+    v = dict.fromkeys(keys, 0.0)
+
+    def law(die: snl.Die, capped: bool) -> dict[int, float]:
+        d = die.without_top() if capped else die
+        return dict(zip(d.values, map(float, d.probs)))
+
+    def roll(s: int, pos: tuple, six: int, die: snl.Die, cur: dict) -> float:
+        total = 0.0
+        for val, p in law(die, six >= 1).items():
+            x = pos[s]
+            e = _roll(board, x, val)
+            if e == n:
+                total += p * (1.0 if s == me else 0.0)
+                continue
+            if val == die.top and six < 1 and x + val <= n:
+                nxt = list(pos)
+                nxt[s] = e
+                total += p * cur[s, tuple(nxt), six + 1]
+                continue
+            held = [pos[o] for o in range(3) if o != s]
+            if bump and e in held and 1 <= e < n and e != 1:
+                e = 1
+            nxt = list(pos)
+            nxt[s] = e
+            total += p * cur[(s + 1) % 3, tuple(nxt), 0]
+        return total
+
+    for _ in range(3000):
+        new = {}
+        for s, pos, six in keys:
+            if s == me:
+                new[s, pos, six] = max(roll(s, pos, six, d, v) for d in dice)
+            else:
+                new[s, pos, six] = roll(s, pos, six, other, v)
+        change = max(abs(new[key] - v[key]) for key in keys)
+        v = new
+        if change < 1e-14:
+            break
+    return v
+
+
+def test_best_response_of_three_matches_an_independent_value_iteration() -> None:
+    board = snl.Board(5, {2: 4})
+    rules = snl.Rules(choose_die=(snl.Die(2), snl.Die(3)), max_sixes=1, bump=True)
+    v = _best_response_3(board, [snl.Die(2), snl.Die(3)], snl.Die(3), bump=True)
+    fixed = snl.Policy.fixed(3)
+    out = snl.optimal_policy(board, rules, players=3, objective="win", policies=(None, fixed, fixed))
+    assert out[1:] == (fixed, fixed) and out[0].table.others == 2
+    assert abs(out[0].value - v[0, (0, 0, 0), 0]) < TOL
+    for p in range(board.size):
+        assert abs(out[0].values[p] - v[0, (p, 0, 0), 0]) < TOL
+    last = _best_response_3(board, [snl.Die(2), snl.Die(3)], snl.Die(3), bump=True, me=2)
+    later = snl.optimal_policy(board, rules, players=3, objective="win", policies=(fixed, fixed, None), seat=2)
+    assert abs(later[2].value - last[0, (0, 0, 0), 0]) < TOL  # seats 0 and 1 move first
+    assert later[2].value < out[0].value
+
+
+def test_best_response_of_two_is_the_game_solution_against_the_solved_policy() -> None:
+    board, rules = snl.Board(12, {3: 10, 11: 2}), snl.Rules(choose_die=(4, 6), bump=True)
+    pair = snl.optimal_policy(board, rules, players=2, objective="win")
+    br = snl.optimal_policy(board, rules, players=2, objective="win", policies=(None, pair[1]))
+    assert abs(br[0].value - pair[0].value) < TOL
+    br1 = snl.optimal_policy(board, rules, players=2, objective="win", policies=(pair[0], None), seat=1)
+    assert abs(br1[1].value - pair[1].value) < TOL
+    for die in (4, 6):  # against a fixed die: the race of the pair gives the same chance, above the game value
+        mine = snl.optimal_policy(board, rules, players=2, objective="win", policies=(None, snl.Policy.fixed(die)))
+        assert abs(snl.race(board, rules, 2, policies=mine).win_probability[0] - mine[0].value) < TOL
+        assert mine[0].value >= pair[0].value - 1e-12
+        fixed_both = snl.race(board, rules, 2, policies=(snl.Policy.fixed(die), snl.Policy.fixed(die)))
+        assert mine[0].value >= fixed_both.win_probability[0] - 1e-12

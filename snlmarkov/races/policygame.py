@@ -161,6 +161,7 @@ class _Game:
         self.dp = dp
         board, rules = dp.board, dp.rules
         self.n = n = board.size
+        self.width = n  # the other token's squares: the columns of the values
         self.n_s = n_s = dp.n_states
         self.starts = dp.starts
         good, allowed = dp.good_states()
@@ -198,11 +199,11 @@ class _Game:
         return np.concatenate([np.ones((1, n)), u, after])
 
     def q(self, u: np.ndarray) -> np.ndarray:
-        """``(n_s, n, options)``: each option's value for the mover (per value of the die under ``choose_move``)."""
+        """``(n_s, width, options)``: each option's value for the mover (per value of the die under ``choose_move``)."""
         src = self.source(u)
         if self.move:
             return np.moveaxis(src[self.src.col[0]], 1, 2)  # (n_s, n, C)
-        out = np.empty((self.n_s, self.n, len(self.src.col)))
+        out = np.empty((self.n_s, self.width, len(self.src.col)))
         for o, (col, p) in enumerate(zip(self.src.col, self.src.prob)):
             out[:, :, o] = np.einsum("dc,dcy->dy", p, src[col])
         return np.where(self.allowed[:, None, :], out, -np.inf)
@@ -220,7 +221,7 @@ class _Game:
 
     def law(self, ranks: np.ndarray) -> np.ndarray:
         """Under ``choose_move``: the chance of moving each value, choosing by ``ranks`` ``(n_s, n, C)``."""
-        rows = np.repeat(np.arange(self.n_s), self.n)
+        rows = np.repeat(np.arange(self.n_s), self.width)
         flat = ranks.reshape(-1, ranks.shape[2])
         return self.dp.move_law(flat, rows).reshape(ranks.shape)
 
@@ -285,7 +286,7 @@ class _Game:
         pos[keep] = np.arange(keep.size)
         a = sp.csr_matrix((vals, (pos[rows], pos[cols])), shape=(keep.size, keep.size))
         out = guess.ravel().copy()
-        out[keep] = _solve(a, b[keep], out[keep])
+        out[keep] = _solve_linear(a, b[keep], out[keep])
         return out.reshape(n_s, n)
 
     def check_ends(self, rows: np.ndarray, cols: np.ndarray, finishes: np.ndarray, live: np.ndarray) -> None:
@@ -312,7 +313,7 @@ class _Game:
             )
 
 
-def _solve(a: sp.csr_matrix, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _solve_linear(a: sp.csr_matrix, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``x = b + a x`` solved to rounding: iterated from ``x`` (the chain ends surely, so it converges), else a sparse LU.
 
     The answer is accepted when its residual ``|b + a x - x|`` is at most
@@ -360,7 +361,20 @@ def solve_race_game(board: Board, rules: Rules, mode: str = "classic") -> RaceGa
         f"the race game of two players ({n_s * n:,} states: decision states x the other token's square)",
     )
     game = _Game(_process(board, rules))
-    u = np.zeros((n_s, n))
+    u, q, ranks, rounds = _solve(game, "the race game")
+    table = _full_table(board, rules, ranks, shape)
+    for a in (u, q, table):
+        a.setflags(write=False)
+    return RaceGame(board, rules, mode, u, q, table, rounds)
+
+
+def _solve(game: _Game, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """``(values, option values, ranks, (rounds of value iteration, of policy iteration))`` of ``game``.
+
+    Value iteration from 0 to a change of :data:`VI_TOL`, then policy
+    iteration on the exact values until no choice improves (the certificate).
+    """
+    u = np.zeros((game.n_s, game.width))
     vi = 0
     while vi < MAX_VI_ROUNDS:
         vi += 1
@@ -377,14 +391,10 @@ def solve_race_game(board: Board, rules: Rules, mode: str = "classic") -> RaceGa
         u = game.evaluate(ranks, u)
         q = game.q(u)
         if game.stable(q, ranks):
-            break
+            return u, q, ranks, (vi, pi)
         if pi >= MAX_POLICY_ROUNDS:
-            raise ModelError(f"the race game's policy iteration did not settle in {MAX_POLICY_ROUNDS} rounds")
+            raise ModelError(f"{what}'s policy iteration did not settle in {MAX_POLICY_ROUNDS} rounds")
         ranks = game.ranks(q, ranks)
-    table = _full_table(board, rules, ranks, shape)
-    for a in (u, q, table):
-        a.setflags(write=False)
-    return RaceGame(board, rules, mode, u, q, table, (vi, pi))
 
 
 def _full_table(board: Board, rules: Rules, ranks: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
