@@ -142,7 +142,9 @@ class ChoiceModel:
 
     def die_law(self, die, st):
         """The pmf of one die rolled from ``st``: redealt without its top at the cap under redeal."""
-        capped = self.cap is not None and st[1] >= self.cap and not (self.rules.start_on_six and st[0] == 0 and st[1] == 0)
+        capped = (
+            self.cap is not None and st[1] >= self.cap and not (self.rules.start_on_six and st[0] == 0 and st[1] == 0)
+        )
         if capped and self.rules.on_cap == "redeal":
             low = die.without_top()
             return list(zip(low.values, low.pmf))

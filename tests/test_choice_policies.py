@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -116,13 +118,20 @@ def test_policy_gain_is_never_negative_and_its_fixed_dice_are_the_plain_rules():
 
 
 def test_policy_gain_of_a_policy_that_traps_elsewhere():
-    """A proper policy from 0 whose choice at a square it never reaches traps the token there."""
-    # from 0 the d2 walks 1, 2 -> ... ; on 7 a d3 roll of 3 lands on 10 -> 8, a loop the d3 never leaves
-    board = Board(12, {10: 8, 5: 11})
+    """A policy proper from 0 whose choice on a square it never reaches never finishes from there."""
+    # the d2 climbs 1 or 2 -> 10 and never sees 7; on 7 it slides back for ever (8, 9 -> 7), the d3 escapes
+    board = Board(12, {1: 10, 2: 10, 8: 7, 9: 7})
     rules = Rules(choose_die=(Die(2), Die.faces(3)), bonus_on_six=False, max_sixes=None)
-    g = snl.policy_gain(board, rules, policy=Policy.fixed(2))
-    assert np.isfinite(g.optimal[0])
-    assert np.all(g.spread[np.isfinite(g.spread)] >= 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = snl.policy_gain(board, rules, policy=Policy.fixed(2))
+        h = snl.analyze(board, rules, policy=Policy.fixed(2)).hit_probability
+    assert np.isfinite(g.optimal[0]) and np.isinf(g.optimal[7])
+    assert np.isnan(g.gain["always d2"][7]) and g.gain["always d2"][0] == 0.0
+    assert g.spread[7] == 0.0 and np.all(g.spread >= 0)  # on 7 only the d3 finishes: nothing to compare
+    assert h[7] == 0.0 and h[1] == h[2] == 0.5 and h[12] == 1.0
+    assert np.allclose(h, snl.analyze(board, rules.option_rules(0)).hit_probability, rtol=0, atol=1e-12)
+    assert snl.optimal_policy(board, rules).table.die_index(7, 0, 0) == 1
 
 
 def test_unwinnable_choices():

@@ -165,7 +165,8 @@ class DecisionProcess:
         dice = rules.choose_die or (rules.die,)
         check_memory(
             50.0 * levels * n * n_o * sum(len(d.values) for d in dice),
-            "the decision process of a choice rule" + (" (levels x squares x origins under forfeit)" if n_o > 1 else ""),
+            "the decision process of a choice rule"
+            + (" (levels x squares x origins under forfeit)" if n_o > 1 else ""),
         )
         lv, sq, org = (a.ravel() for a in np.meshgrid(np.arange(levels), np.arange(n), np.arange(n_o), indexing="ij"))
         origin = org if n_o > 1 else sq
@@ -211,7 +212,9 @@ class DecisionProcess:
         np.put_along_axis(law, order, tail**k - nxt**k, axis=1)
         return law
 
-    def weights(self, ranks: np.ndarray | None, allowed: np.ndarray | None = None, rows: Any = None) -> list[np.ndarray]:
+    def weights(
+        self, ranks: np.ndarray | None, allowed: np.ndarray | None = None, rows: Any = None
+    ) -> list[np.ndarray]:
         """Per slot table, the chance of each slot from each state (of ``rows``, default all) under ``ranks``.
 
         ``ranks`` has one row per state of ``rows``. ``None`` chooses
@@ -241,6 +244,8 @@ class DecisionProcess:
         """
         r_l, t_l, p_l, c_l = [], [], [], []
         if weights is None:
+            if ranks is None:
+                raise ValueError("_edges needs weights or ranks")
             pick = np.argmin(ranks, axis=1)
             for o, s in enumerate(self.slots):
                 at = rows[pick == o]
@@ -260,7 +265,9 @@ class DecisionProcess:
         r, t, p, c = (np.concatenate(a) for a in (r_l, t_l, p_l, c_l))
         return r, t, p, c * p
 
-    def _edges_of(self, ranks: np.ndarray | None, allowed: np.ndarray | None, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _edges_of(
+        self, ranks: np.ndarray | None, allowed: np.ndarray | None, rows: np.ndarray
+    ) -> tuple[np.ndarray, ...]:
         """:meth:`_edges` of playing ``ranks`` (rows of ``rows``; ``None``: uniform over ``allowed``)."""
         if ranks is not None and self.rules.choice == "die":
             return self._edges(None, rows, ranks)
@@ -270,9 +277,7 @@ class DecisionProcess:
     def _q_parts(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Per slot table ``(prob, target, end chance)``, a slot with no chance pointing at the finish."""
         n_s = self.n_states
-        return [
-            (s.prob, np.where(s.prob > 0, s.target, n_s), np.sum(s.prob * s.cost, axis=1)) for s in self.slots
-        ]
+        return [(s.prob, np.where(s.prob > 0, s.target, n_s), np.sum(s.prob * s.cost, axis=1)) for s in self.slots]
 
     # --------------------------------------------------------- evaluation
     def evaluate(
@@ -460,9 +465,7 @@ class DecisionProcess:
             v = self._solve_live(ranks, good)
         raise ModelError(f"policy iteration did not settle in {max_iter} rounds")
 
-    def _solve_live(
-        self, ranks: np.ndarray | None, good: np.ndarray, allowed: np.ndarray | None = None
-    ) -> np.ndarray:
+    def _solve_live(self, ranks: np.ndarray | None, good: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
         """The values at the live good states under ``ranks`` (``inf`` elsewhere): no fill."""
         rows = np.flatnonzero(self.live & good)
         r, t, p, c = self._edges_of(
@@ -771,32 +774,44 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     table = resolve(policy, board, rules)
     dp = _process(board, rules)
     n, n_s = board.size, dp.n_states
-    check_memory(64.0 * n_s * (n + 1), "the hit probabilities under a policy (one solve per square)")
     flat = table.ranks.reshape(-1, table.ranks.shape[-1])
-    rows_l, tgt_l, prob_l, hit_e, hit_sq = [], [], [], [], []
     ids = np.arange(n_s)
+    rows_l, tgt_l, prob_l = [], [], []
+    weights = dp.weights(flat)
+    for s, w in zip(dp.slots, weights):
+        keep = w > 0
+        rows_l.append(np.broadcast_to(ids[:, None], w.shape)[keep])
+        tgt_l.append(s.target[keep])
+        prob_l.append(w[keep])
+    rows, tgt, prob = (np.concatenate(a) for a in (rows_l, tgt_l, prob_l))
+    # only the states the policy reaches from square 0: elsewhere it may never finish
+    start = int(dp.starts[0])
+    graph = sp.csr_matrix((np.ones(rows.size), (rows, tgt)), shape=(n_s + 1, n_s + 1))
+    reach = np.zeros(n_s + 1, dtype=bool)
+    reach[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
+    reach[n_s] = False
+    idx = np.flatnonzero(reach)
+    check_memory(64.0 * idx.size * (n + 1), "the hit probabilities under a policy (one solve per square)")
+    pos = np.full(n_s + 1, -1, dtype=np.int64)
+    pos[idx] = np.arange(idx.size)
     chained = chain_landings(board)
-    offset = 0
-    for s, w in zip(dp.slots, dp.weights(flat)):
-        rows_l.append(np.broadcast_to(ids[:, None], w.shape).ravel())
-        tgt_l.append(s.target.ravel())
-        prob_l.append(w.ravel())
-        lnd = np.where((w > 0) & (s.landing >= 0), s.landing, -1)
-        at, sq = all_landings(board, lnd.ravel(), s.square.ravel(), chained)
+    hit_e, hit_sq, offset = [], [], 0
+    for s, w in zip(dp.slots, weights):
+        lnd = np.where((w > 0) & (s.landing >= 0) & reach[:n_s, None], s.landing, -1)
+        at, sq = all_landings(board, lnd[w > 0], s.square[w > 0], chained)
         hit_e.append(at + offset)
         hit_sq.append(sq)
-        offset += w.size
-    rows, tgt, prob = (np.concatenate(a) for a in (rows_l, tgt_l, prob_l))
+        offset += int(np.count_nonzero(w > 0))
     he, hsq = np.concatenate(hit_e), np.concatenate(hit_sq)
-    inner = (tgt < n_s) & (prob > 0)
-    start = int(dp.starts[0])
-    eye = sp.identity(n_s, format="csr")
+    live = reach[rows]
+    inner = live & (tgt < n_s)
+    eye = sp.identity(idx.size, format="csr")
     out = np.zeros(n + 1)
     for j in np.unique(hsq):
         landed = np.zeros(rows.size, dtype=bool)
         landed[he[hsq == j]] = True
-        rhs = np.bincount(rows[landed], weights=prob[landed], minlength=n_s)
+        rhs = np.bincount(pos[rows[landed & live]], weights=prob[landed & live], minlength=idx.size)
         go = inner & ~landed
-        a = (eye - sp.csr_matrix((prob[go], (rows[go], tgt[go])), shape=(n_s, n_s))).tocsc()
-        out[j] = float(np.atleast_1d(spsolve(a, rhs))[start])
+        a = (eye - sp.csr_matrix((prob[go], (pos[rows[go]], pos[tgt[go]])), shape=(idx.size, idx.size))).tocsc()
+        out[j] = float(np.atleast_1d(spsolve(a, rhs))[pos[start]])
     return out
