@@ -35,7 +35,7 @@ from ..limits import show_value
 from ..policy import Policy, decision_shape
 from ..rules import Rules
 
-__all__ = ["solo_policy", "policy_gain", "PolicyGain", "OBJECTIVES", "MAX_WITHIN_TURNS"]
+__all__ = ["solo_policy", "policy_gain", "PolicyGain", "turn_start_orders", "OBJECTIVES", "MAX_WITHIN_TURNS"]
 
 #: What :func:`optimal_policy` can optimise.
 OBJECTIVES = ("turns", "within", "win")
@@ -242,3 +242,41 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
     for arr in (*against.values(), *gain.values(), spread):
         arr.setflags(write=False)
     return PolicyGain(board, rules, policy, best, MappingProxyType(against), MappingProxyType(gain), spread)
+
+
+def turn_start_orders(policy: Policy, board: Board, rules: Rules, others: Any = ()) -> np.ndarray:
+    """The order of the options at the start of a turn on every square ``0..N-1`` (rank 0 first).
+
+    The decision state of a turn's start on square ``s``: no six yet, the
+    turn begun on ``s``; for a race policy, the other tokens on the squares
+    ``others`` (default: all at 0). A greedy policy is resolved by the exact
+    kernel (:func:`snlmarkov.chain.choice.resolve`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(N, options)``: ``out[s, k]`` is the place of option ``k``
+        (a die of ``choose_die``, a value of the die under ``choose_move``)
+        in the order on square ``s``; ``out.argmin(axis=1)`` is the choice.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> rules = snl.Rules(choose_die=(4, 6))
+    >>> turn_start_orders(snl.Policy.fixed(6), snl.Board(10), rules).argmin(axis=1).tolist()
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+    """
+    from ..chain.choice import resolve
+
+    board, rules = board_arg(board), rules_arg(rules)
+    table = resolve(policy, board, rules)
+    others = tuple(others) if others else (0,) * table.others
+    n = board.size
+    if len(others) != table.others or not all(
+        isinstance(o, numbers.Integral) and not isinstance(o, bool) and 0 <= int(o) <= n for o in others
+    ):
+        raise PolicyError(
+            f"others must be {table.others} square(s) 0..{n}, one per other token of the race; got {show_value(others)}"
+        )
+    squares = np.arange(n)
+    return np.asarray(table.order(squares, 0, squares, tuple(np.full(n, o) for o in others)))
