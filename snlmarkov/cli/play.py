@@ -192,13 +192,15 @@ def run(args: argparse.Namespace) -> int:
     automatic = _automatic(args.ai, seats)  # checked even when unused
     if not sys.stdin.isatty():
         automatic = set(range(len(seats)))
-    coach = rules.choice and not args.no_coach and len(automatic) < len(seats)
-    solved = _solved(board, rules, len(seats), args.mode, coach or (bool(automatic) and args.ai_strength == "optimal"))
+    coached = bool(rules.choice) and not args.no_coach and len(automatic) < len(seats)
+    solved = _solved(
+        board, rules, len(seats), args.mode, coached or (bool(automatic) and args.ai_strength == "optimal")
+    )
     if rules.choice and automatic:
         strength = solved.policy if args.ai_strength == "optimal" else args.ai_strength
         seats = [Seat(s.name, s.colour, policy=strength) if i in automatic else s for i, s in enumerate(seats)]
     game = Game(board, rules, seats, args.mode, rng=args.seed)
-    coach = solved if coach else None
+    coach = solved if coached else None
     seats = [Seat(show(s.name), show(s.colour)) for s in seats]  # what is printed: control characters escaped
     screen = sys.stdout.isatty() and not args.lines
     display: Any = (
