@@ -46,11 +46,29 @@ CASES: dict[str, tuple] = {
         "turns",
         0.2,
     ),
-    "jungle-forfeit": ("the same, on_cap=forfeit", "jungle", {"choose_die": (4, 6, 8), "on_cap": "forfeit"}, "turns", None),
+    "jungle-forfeit": (
+        "the same, on_cap=forfeit",
+        "jungle",
+        {"choose_die": (4, 6, 8), "on_cap": "forfeit"},
+        "turns",
+        None,
+    ),
     "jungle-move-3": ("optimal_policy, choose_move=3", "jungle", {"choose_move": 3}, "turns", None),
-    "jungle-no-cap": ("optimal_policy, 3 dice, no cap", "jungle", {"choose_die": (4, 6, 8), "max_sixes": None}, "turns", None),
+    "jungle-no-cap": (
+        "optimal_policy, 3 dice, no cap",
+        "jungle",
+        {"choose_die": (4, 6, 8), "max_sixes": None},
+        "turns",
+        None,
+    ),
     "jungle-within-50": ("optimal_policy within 50 turns, 3 dice", "jungle", {"choose_die": (4, 6, 8)}, "within", None),
-    "jungle-analyze": ("analyze(policy=optimal), every figure, 3 dice", "jungle", {"choose_die": (4, 6, 8)}, "analyze", None),
+    "jungle-analyze": (
+        "analyze(policy=optimal), every figure, 3 dice",
+        "jungle",
+        {"choose_die": (4, 6, 8)},
+        "analyze",
+        None,
+    ),
     "1e5-3-dice": ("optimal_policy, 3 dice (d4, d6, d8)", 10**5, {"choose_die": (4, 6, 8)}, "turns", 10.0),
     "1e5-move-2": ("optimal_policy, choose_move=2", 10**5, {"choose_move": 2}, "turns", None),
     "500-forfeit": ("optimal_policy, 2 dice, forfeit", 500, {"choose_die": (4, 6), "on_cap": "forfeit"}, "turns", None),
@@ -83,7 +101,11 @@ def _child(name: str, repeat: int) -> dict:
         return p.value
 
     def baseline():
-        plain = [rules.option_rules(i) for i in range(len(rules.choose_die))] if rules.choose_die else [rules.option_rules()]
+        plain = (
+            [rules.option_rules(i) for i in range(len(rules.choose_die))]
+            if rules.choose_die
+            else [rules.option_rules()]
+        )
         best = float("inf")
         for r in plain:
             try:
