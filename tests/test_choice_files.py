@@ -273,3 +273,17 @@ def test_random_tables_round_trip(seed, size, k, forfeit):
     p = Policy.from_table(board, rules, t.ranks, name="r", objective="o")
     q = Policy.from_dict(json.loads(json.dumps(p.to_dict())))
     assert np.array_equal(q.table.ranks, t.ranks) and q.table.shape == decision_shape(board, rules)
+
+
+def test_the_policies_page_runs():
+    """Every code block of docs/policies.md runs, in order, in one namespace."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "policies.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 5
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "docs/policies.md", "exec"), namespace)  # noqa: S102 (our own page)
+    assert namespace["again"].value == namespace["best"].value
