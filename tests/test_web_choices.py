@@ -400,3 +400,16 @@ def test_a_choice_room_survives_a_restart(tmp_path):
             store.close()
 
     asyncio.run(second(*asyncio.run(first())))
+
+
+def test_the_policy_solver_keeps_few_tables_and_bytes():
+    from snlmarkov.web.coach import PolicySolver
+
+    tables = [(Board(n), Rules(choose_die=(2, 3), **HAND)) for n in (5, 6, 7)]
+    for solver, kept in ((PolicySolver(kept=2), 2), (PolicySolver(cache_bytes=1), 1)):
+        futures = [solver.submit(b, r, 1) for b, r in tables]
+        for f in futures:
+            f.result()
+        solver.submit(*tables[-1], 1)  # a new ask evicts down to the bound
+        assert len(solver._futures) == kept and solver.submit(*tables[-1], 1) is futures[-1]  # the newest stays
+        solver.shutdown()

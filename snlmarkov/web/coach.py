@@ -83,6 +83,8 @@ MAX_COACH_STATES = 200_000
 NEGLIGIBLE = 1e-9
 #: solved tables kept at once
 KEPT = 16
+#: the memory the solved tables kept may hold in all (policy tables and option values)
+CACHE_BYTES = 256 * 2**20
 #: seconds a starting game waits for its table's optimal policy (past them it plays without)
 SOLVE_WAIT = 30.0
 
@@ -460,6 +462,9 @@ class PolicySolver:
         refuses (None) rather than let work pile up.
     kept : int, default :data:`KEPT`
         Solved tables kept (least recently used go first).
+    cache_bytes : float, default :data:`CACHE_BYTES`
+        The memory the kept tables may hold in all (their arrays); the least
+        recently used go first.
 
     Examples
     --------
@@ -470,11 +475,11 @@ class PolicySolver:
     >>> solver.shutdown()
     """
 
-    def __init__(self, *, queue: int = 4, kept: int = KEPT) -> None:
+    def __init__(self, *, queue: int = 4, kept: int = KEPT, cache_bytes: float = CACHE_BYTES) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snl-policy")
         self._lock = threading.Lock()
         self._futures: OrderedDict[tuple, Future] = OrderedDict()
-        self._queue, self._kept = int(queue), int(kept)
+        self._queue, self._kept, self._bytes = int(queue), int(kept), float(cache_bytes)
 
     def submit(self, board: Board, rules: Rules, players: int, mode: str = "classic") -> Future | None:
         """The future of a table's :class:`Solved` (done at once when kept); None when too many wait."""
@@ -483,17 +488,25 @@ class PolicySolver:
             found = self._futures.get(key)
             if found is not None:
                 self._futures.move_to_end(key)
+                self._evict()  # tables solved since the last ask count now
                 return found
             if sum(not f.done() for f in self._futures.values()) >= self._queue:
                 return None
             fut = self._pool.submit(solve_table, board, rules, int(players), mode)
             self._futures[key] = fut
-            while len(self._futures) > self._kept:
-                old_key, old = next(iter(self._futures.items()))
-                if not old.done():
-                    break
-                self._futures.pop(old_key)
+            self._evict()
             return fut
+
+    def _evict(self) -> None:
+        """Drop the least recently used solved tables past ``kept`` of them or ``cache_bytes`` in all."""
+        while len(self._futures) > 1:
+            sizes = [_size(f) for f in self._futures.values()]
+            if len(self._futures) <= self._kept and sum(sizes) <= self._bytes:
+                return
+            old_key = next((k for k, f in self._futures.items() if f.done()), None)
+            if old_key is None:
+                return
+            self._futures.pop(old_key)
 
     async def table_play(
         self,
@@ -526,7 +539,15 @@ class PolicySolver:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-@functools.lru_cache(maxsize=KEPT)
+def _size(fut: Future) -> int:
+    """The bytes a solved table holds (0 while it is solved, or when it failed)."""
+    if not fut.done() or fut.cancelled() or fut.exception() is not None:
+        return 0
+    solved = fut.result()
+    return int(solved.q.nbytes + solved.table.ranks.nbytes)
+
+
+@functools.lru_cache(maxsize=4)
 def _solved_for(board: Board, rules: Rules, players: int, mode: str) -> Solved:
     return solve_table(board, rules, players, mode)
 

@@ -73,9 +73,16 @@ def _check_answer(game: Game, die: int | None, value: int | None) -> int:
     return value
 
 
+def _need_play(room: Room) -> None:
+    """Refuse a move while a restored room's tables are still being prepared (a moment after a restart)."""
+    if room.play is None:
+        raise ProtocolError("the server is preparing this game's choices after a restart: try again", "not_ready")
+
+
 async def start_turn(room: Room, die: int | None) -> None:
     """The mover's turn starts (a player's ``roll``, or the AI seat's timer); ``die`` is a ``roll``'s die."""
     game: Game = room.game
+    _need_play(room)
     if game.waiting:
         raise ProtocolError("roll: the turn has begun; answer its choice with choose", "not_your_turn")
     if die is not None and not 0 <= die < len(room.rules.choose_die):
@@ -89,6 +96,7 @@ async def start_turn(room: Room, die: int | None) -> None:
 async def answer(room: Room, die: int | None, value: int | None) -> None:
     """The mover's answer (a ``choose`` message) to the decision its turn waits for."""
     game: Game = room.game
+    _need_play(room)
     if not game.waiting:
         raise ProtocolError("choose: there is nothing to choose now (roll first)", "not_choosing")
     chosen = _check_answer(game, die, value)

@@ -138,7 +138,8 @@ const SNL = {
     const named = new Set(fields.map((f) => f.name));
     const die = named.has("faces") || named.has("die") ? [] :  // the die, when the form has no field for it
       [["Die", rules.die ? String(rules.die) : `${rules.faces || 6} faces`]];
-    return fields.map((f) => {
+    const chosen = rules.choose_die && rules.choose_die.length;  // the die is then one of the dice chosen from
+    return fields.filter((f) => !(chosen && f.kind === "die")).map((f) => {
       const [label, names] = SNL.RULE_LABELS[f.name] || [f.name.replace(/_/g, " ")];
       const v = f.name in rules ? rules[f.name] : f.default;
       const text = f.kind === "die" ? SNL.dieLabel(rules, fields) :

@@ -128,7 +128,7 @@
     const win = acc.unit === "win";  // a race of two: the chance of winning, in points; else expected turns
     const fmt = (x) => (x == null ? "—" : win ? (100 * x).toFixed(1) : x.toFixed(2));
     $("accuracy").replaceChildren(h("tr", {}, h("th", {}, "player"), h("th", {}, "choices"), h("th", {}, "best"),
-      h("th", {}, win ? "points of win chance lost per choice" : "turns lost per choice"), h("th", {}, "in all")),
+      h("th", {}, win ? "points lost / choice" : "turns lost / choice"), h("th", {}, "in all")),
       ...acc.seats.map((a) => h("tr", { "data-seat": a.seat }, h("td", {}, h("span", { class: "seat-dot mini",
         style: `background:${A.colours[a.seat]}` }, A.labels[a.seat]), a.name), h("td", {}, a.choices), h("td", {}, a.best),
       h("td", { "data-accuracy": a.per_choice == null ? "" : a.per_choice }, fmt(a.per_choice)),

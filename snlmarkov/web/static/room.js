@@ -96,6 +96,7 @@
     }
     if (m.code === "no_room") { roomGone(); return; }
     SNL.toast(m.message, "bad");
+    if (st) renderControls();  // a refused roll or choice: its buttons come back
   }
 
   function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
