@@ -24,6 +24,8 @@ Examples
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -612,13 +614,69 @@ def _ranks_of(q: np.ndarray) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=16)
-def _process(board: Board, rules: Rules) -> DecisionProcess:
-    return DecisionProcess.build(board, rules)
+#: The decision processes kept by ``_process``: at most this many, and this many decision states in all.
+CACHE_PROCESSES, CACHE_STATES = 16, 2_000_000
+
+
+class _ProcessCache:
+    """``(board, rules) -> DecisionProcess``, the most recently used first, bounded in count and in states.
+
+    A process of 10^5 squares holds hundreds of MB: the cache keeps small
+    ones freely and large ones only while they fit in ``CACHE_STATES``
+    decision states (the last one asked for is always kept).
+    """
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[Board, Rules], DecisionProcess] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, board: Board, rules: Rules) -> DecisionProcess:
+        key = (board, rules)
+        with self._lock:
+            dp = self._items.get(key)
+            if dp is not None:
+                self._items.move_to_end(key)
+                return dp
+        dp = DecisionProcess.build(board, rules)
+        with self._lock:
+            self._items[key] = dp
+            self._items.move_to_end(key)
+            while len(self._items) > 1 and (
+                len(self._items) > CACHE_PROCESSES or sum(d.n_states for d in self._items.values()) > CACHE_STATES
+            ):
+                self._items.popitem(last=False)
+        return dp
+
+    def cache_clear(self) -> None:
+        """Forget every process."""
+        with self._lock:
+            self._items.clear()
+
+
+#: The decision process of ``(board, rules)``, cached (:class:`_ProcessCache`).
+_process = _ProcessCache()
 
 
 def resolve(policy: Policy, board: Board, rules: Rules) -> PolicyTable:
-    """``policy`` as a table for ``board`` under ``rules``, a greedy one read from the exact kernel."""
+    """``policy`` as a table for ``board`` under ``rules``, a greedy one read from the exact kernel.
+
+    A greedy policy needs how far each option takes the token from each
+    decision state: here the mean square after the roll (``choose_die``) or
+    the square after moving each value (``choose_move``), jumps applied and
+    the finish furthest, read from the decision process.
+
+    Raises
+    ------
+    PolicyError
+        If ``policy`` is not a :class:`~snlmarkov.Policy` or does not fit.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> t = resolve(Policy.greedy(), Board(10, {4: 9}), Rules(choose_die=(3, 4)))
+    >>> t.die_index(0, 0, 0), t.die_index(5, 0, 5)  # from 0 the d4 (mean 3.75), on 5 the d4 too
+    (1, 1)
+    """
     if not isinstance(policy, Policy):
         raise PolicyError(f"policy must be a Policy; got {type(policy).__name__}")
 
@@ -643,6 +701,15 @@ def policy_turn_rows(board: Board, rules: Rules, table: PolicyTable, *, landings
     square where the turn ends, a six goes on to the next in-turn state.
     Without a cap, runs of sixes rarer than ``NO_CAP_MASS`` are cut and their
     mass stays where the turn began. The landings are empty unless asked for.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> board, rules = Board(6), Rules(choose_die=(2, 3), bonus_on_six=False)
+    >>> table = resolve(Policy.fixed(3), board, rules)
+    >>> m, rolls, _ = policy_turn_rows(board, rules, table)
+    >>> m[0].toarray().round(3).tolist(), rolls.tolist()
+    ([[0.0, 0.333, 0.333, 0.333, 0.0, 0.0, 0.0]], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
     """
     n = board.size
     dp = _process(board, rules)
