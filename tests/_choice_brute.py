@@ -36,6 +36,7 @@ from fractions import Fraction
 from math import inf
 
 import numpy as np
+from _dice_brute import _solve  # exact Gauss-Jordan, written from the rules page too
 
 __all__ = ["ChoiceModel", "exact_values", "float_values", "brute_force", "within_values"]
 
@@ -248,27 +249,8 @@ def exact_values(model: ChoiceModel, policy) -> list:
     trans, cost = model.rows(policy)
     ok = _proper(trans, cost)
     keep = [i for i in range(len(trans)) if ok[i]]
-    pos = {i: k for k, i in enumerate(keep)}
-    m = len(keep)
-    a = [[Fraction(0)] * (m + 1) for _ in range(m)]
-    for k, i in enumerate(keep):
-        a[k][k] += 1
-        for j, pr in trans[i].items():
-            a[k][pos[j]] -= pr
-        a[k][m] = cost[i]
-    for col in range(m):  # Gauss-Jordan, exact
-        piv = next(r for r in range(col, m) if a[r][col] != 0)
-        a[col], a[piv] = a[piv], a[col]
-        inv = 1 / a[col][col]
-        a[col] = [x * inv for x in a[col]]
-        for r in range(m):
-            if r != col and a[r][col] != 0:
-                f = a[r][col]
-                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
-    out: list = [inf] * len(trans)
-    for k, i in enumerate(keep):
-        out[i] = a[k][m]
-    return out
+    solved = _solve(keep, {i: (cost[i], trans[i]) for i in keep}) if keep else {}
+    return [solved.get(i, inf) for i in range(len(trans))]
 
 
 def float_values(model: ChoiceModel, policy) -> np.ndarray:
