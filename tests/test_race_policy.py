@@ -350,3 +350,49 @@ def test_best_response_of_two_is_the_game_solution_against_the_solved_policy() -
         assert mine[0].value >= pair[0].value - 1e-12
         fixed_both = snl.race(board, rules, 2, policies=(snl.Policy.fixed(die), snl.Policy.fixed(die)))
         assert mine[0].value >= fixed_both.win_probability[0] - 1e-12
+
+
+# ----------------------------------------------------------------- against the simulator
+Z_CRIT = 3.29  # two-sided, alpha = 1e-3 per comparison
+SIM_GAMES = 200_000
+SIM_BOARD = snl.Board(20, {3: 11, 17: 4})
+SIM_RULES = snl.Rules(choose_die=(4, 6), bump=True)
+
+
+def _z(games: snl.SimulationResult, seat: int, p: float) -> float:
+    freq = float(np.mean(games.winner == seat))
+    return (freq - p) / float(np.sqrt(p * (1 - p) / games.winner.size))
+
+
+@pytest.fixture(scope="module")
+def sim_pair() -> tuple[snl.Policy, snl.Policy]:
+    return snl.optimal_policy(SIM_BOARD, SIM_RULES, players=2, objective="win")
+
+
+@pytest.fixture(scope="module")
+def simulated(sim_pair: tuple[snl.Policy, snl.Policy]) -> dict[str, snl.SimulationResult]:
+    """The simulator playing the solved pair, and the solved policy against a seat that always rolls the d4."""
+    against_d4 = (sim_pair[0], snl.Policy.fixed(4))
+    return {
+        "pair": snl.simulate(SIM_BOARD, SIM_RULES, SIM_GAMES, players=2, policy=sim_pair, rng=20261201),
+        "against_d4": snl.simulate(SIM_BOARD, SIM_RULES, SIM_GAMES, players=2, policy=against_d4, rng=20261202),
+    }
+
+
+def test_the_simulator_playing_the_solved_pair_wins_as_the_game_value_says(
+    sim_pair: tuple[snl.Policy, snl.Policy], simulated: dict[str, snl.SimulationResult]
+) -> None:
+    assert abs(_z(simulated["pair"], 0, sim_pair[0].value)) < Z_CRIT
+    exact = snl.race(SIM_BOARD, SIM_RULES, 2, policies=(sim_pair[0], snl.Policy.fixed(4))).win_probability[0]
+    assert abs(_z(simulated["against_d4"], 0, exact)) < Z_CRIT
+
+
+def test_the_simulation_check_catches_planted_mistakes(
+    sim_pair: tuple[snl.Policy, snl.Policy], simulated: dict[str, snl.SimulationResult]
+) -> None:
+    # the game solved without the bump rule
+    no_bump = snl.optimal_policy(SIM_BOARD, SIM_RULES.replace(bump=False), players=2, objective="win")
+    assert abs(_z(simulated["pair"], 0, no_bump[0].value)) > Z_CRIT
+    # the exact race with the seats' policies the wrong way round
+    swapped = snl.race(SIM_BOARD, SIM_RULES, 2, policies=(snl.Policy.fixed(4), sim_pair[0])).win_probability[1]
+    assert abs(_z(simulated["against_d4"], 0, swapped)) > Z_CRIT
