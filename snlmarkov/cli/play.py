@@ -19,11 +19,14 @@ Under a rule set with a choice (``--set choose_die=d4,d6`` or ``--set choose_mov
 ``docs/rules.md``, "Choices") a human seat is asked for its
 choice: the die before each roll (by its number in the list shown or its
 name, ``d6``), or after the dice are thrown the value it moves by.
-Automatic seats play the strength ``--ai-strength`` (``optimal``, the
-solved policy of fewest expected turns, by default; ``greedy``;
-``random``). After each human choice the coach's line says the best choice
-and what the choice cost in expected turns (:class:`~snlmarkov.analysis.coach.Coach`);
-``--no-coach`` hides it. There are no live odds under a choice rule.
+Automatic seats play the strength ``--ai-strength`` (``optimal`` by
+default: the table's solved policy, the race of two solved as a game, else
+one token's fewest expected turns; ``greedy``; ``random``). After each
+human choice the coach's line says the best choice and what the choice cost
+(points of win chance in a race of two, else expected turns), read from the
+same solution (:func:`snlmarkov.web.coach.solve_table`, which the browser
+game's coach reads too); ``--no-coach`` hides it. There are no live odds
+under a choice rule.
 
 The odds beside each name are exact (:class:`~snlmarkov.races.odds.Odds`).
 With ``bump`` they need the joint chain of every token, solved once before
@@ -124,13 +127,14 @@ def register(subparsers: Any) -> None:
         "--ai-strength",
         default="optimal",
         choices=("random", "greedy", "optimal"),
-        help="under a choice rule, how the automatic seats choose: optimal (the solved policy of fewest "
-        "expected turns, the default), greedy (the furthest move) or random",
+        help="under a choice rule, how the automatic seats choose: optimal (the solved policy: the race of two "
+        "as a game, else the fewest expected turns; the default), greedy (the furthest move) or random",
     )
     parser.add_argument(
         "--no-coach",
         action="store_true",
-        help="under a choice rule, hide the coach's line (the best choice and what yours cost, in expected turns)",
+        help="under a choice rule, hide the coach's line (the best choice and what yours cost: points of win "
+        "chance in a race of two, else expected turns)",
     )
     parser.add_argument(
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
@@ -188,12 +192,15 @@ def run(args: argparse.Namespace) -> int:
     automatic = _automatic(args.ai, seats)  # checked even when unused
     if not sys.stdin.isatty():
         automatic = set(range(len(seats)))
-    best = _best_policy(board, rules, args.ai_strength, bool(automatic), args.no_coach)
-    if rules.choice:
-        strength = best if args.ai_strength == "optimal" else args.ai_strength
+    coached = bool(rules.choice) and not args.no_coach and len(automatic) < len(seats)
+    solved = _solved(
+        board, rules, len(seats), args.mode, coached or (bool(automatic) and args.ai_strength == "optimal")
+    )
+    if rules.choice and automatic:
+        strength = solved.policy if args.ai_strength == "optimal" else args.ai_strength
         seats = [Seat(s.name, s.colour, policy=strength) if i in automatic else s for i, s in enumerate(seats)]
     game = Game(board, rules, seats, args.mode, rng=args.seed)
-    coach = _coach(board, rules, best) if rules.choice and not args.no_coach and len(automatic) < len(seats) else None
+    coach = solved if coached else None
     seats = [Seat(show(s.name), show(s.colour)) for s in seats]  # what is printed: control characters escaped
     screen = sys.stdout.isatty() and not args.lines
     display: Any = (
@@ -247,19 +254,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _best_policy(board: Any, rules: Any, strength: str, automatic: bool, no_coach: bool) -> Any:
-    """The solved policy of fewest expected turns, when an automatic seat or the coach needs it (else None)."""
-    if not rules.choice or (no_coach and not (automatic and strength == "optimal")):
+def _solved(board: Any, rules: Any, players: int, mode: str, needed: bool) -> Any:
+    """The table's optimal policy and option values (:func:`~snlmarkov.web.coach.solve_table`), when needed."""
+    if not rules.choice or not needed:
         return None
-    from ..analysis.policy import solo_policy
+    from ..web.coach import solve_table
 
-    return solo_policy(board, rules)
-
-
-def _coach(board: Any, rules: Any, best: Any) -> Any:
-    from ..analysis.coach import Coach
-
-    return Coach(board, rules, best)
+    return solve_table(board, rules, players, mode)
 
 
 def _choose(game: Any, name: str, coach: Any) -> list[Any] | None:
@@ -285,8 +286,9 @@ def _choose(game: Any, name: str, coach: Any) -> list[Any] | None:
         print(f"Not one of the choices: {show(answer)[:40]!s}")
     events = game.choose(choice) if d.kind == "die" else game.pick(choice)
     if coach is not None:
-        advice = coach.advise(square=d.square, sixes=d.sixes, origin=d.origin, chosen=choice, rolled=d.options)
-        print(advice.line(game.rules))
+        verdict = coach.judge(d.square, d.sixes, d.origin, choice, rolled=d.options, others=d.others)
+        if verdict is not None:  # None: the race is decided, nothing at stake
+            print(f"Coach: {verdict.text(name)}")  # the name is shown escaped already
     return list(events)
 
 
