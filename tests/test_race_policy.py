@@ -407,3 +407,11 @@ def test_odds_of_two_under_policies_read_a_table_that_agrees_with_the_forward_ch
             for state in (snl.GameState((0, 0)), snl.GameState((20, 11), to_move=1), snl.GameState((27, 1))):
                 forward = odds(state)  # the joint chain run forwards from the state
                 assert np.abs(odds.place_probability(state) - forward.place_probability).max() < TOL
+
+
+def test_a_race_policy_round_trips_through_json(pair: tuple[snl.Policy, snl.Policy], tmp_path) -> None:
+    loaded = tuple(snl.Policy.load(p.save(tmp_path / f"seat{i}.json")) for i, p in enumerate(pair))
+    assert all(np.array_equal(a.table.ranks, b.table.ranks) for a, b in zip(loaded, pair))
+    assert loaded[1].value == pair[1].value and loaded[0].table.others == 1
+    r = snl.race(BOARD, snl.Rules(choose_die=(4, 6)), 2, policies=loaded)
+    assert abs(r.win_probability[0] - pair[0].value) < TOL
