@@ -34,6 +34,10 @@ BRUTE_CASES = {
     ),
     "no cap": (Board(5, {1: 3, 4: 2}), Rules(choose_die=(2, 3), max_sixes=None)),
     "start on six": (Board(4, {3: 1}), Rules(choose_die=(2, 3), start_on_six=True, max_sixes=1)),
+    "forfeit, start on six": (
+        Board(4, {3: 1}),
+        Rules(choose_die=(2, 3), start_on_six=True, max_sixes=1, on_cap="forfeit"),
+    ),
     "start on six, no cap": (Board(4, {2: 3}), Rules(choose_die=(2, 3), start_on_six=True, max_sixes=None)),
     "bounce": (Board(5, {2: 4, 3: 1}), Rules(choose_die=(2, 3), finish="bounce", max_sixes=1)),
     "bounce, no jump after": (
