@@ -72,6 +72,7 @@ _EXPORTS = {
     # the game and the simulator (no matrix code)
     "Game": "game.engine",
     "Seat": "game.seats",
+    "Decision": "game.choosing",
     "GameRecord": "game.record",
     "render": "game.textboard",
     "simulate": "sim.core",

@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import RuleError
 from .limits import MAX_DIE_VALUE, MAX_FACES, show_value
+from .vocab import NAMED_DICE
 
 __all__ = ["Die", "NAMED_DICE"]
 
@@ -407,13 +408,4 @@ _FORMS = {
     "faces": (r"[0-9]{1,7}(,[0-9]{1,7})*", lambda rest: Die.faces(*(int(x) for x in rest.split(",")))),
     "weights": (r"[0-9]{1,7}=[0-9/]{1,61}(,[0-9]{1,7}=[0-9/]{1,61})*", _weights_form),
     "cowries": (r"[0-9]{1,4}(:[0-9]{1,7})?", _cowries_form),
-}
-
-#: Named dice the command line, files and the web game accept (text forms for :meth:`Die.parse`).
-NAMED_DICE: Mapping[str, str] = {
-    "efron-a": "faces:0,0,4,4,4,4",
-    "efron-b": "faces:3,3,3,3,3,3",
-    "efron-c": "faces:2,2,2,2,6,6",
-    "efron-d": "faces:1,1,1,5,5,5",
-    "loaded-six": "weights:1=1,2=1,3=1,4=1,5=1,6=3",
 }

@@ -51,7 +51,20 @@ from .dice import Die
 from .errors import RuleError
 from .rules import Rules
 
-__all__ = ["PlayKernel", "RollArrays", "RollStory", "kernel", "is_capped", "law", "draw", "describe_values"]
+__all__ = [
+    "PlayKernel",
+    "RollArrays",
+    "RollStory",
+    "kernel",
+    "is_capped",
+    "law",
+    "draw",
+    "draw_many",
+    "describe_values",
+    "option_kernels",
+    "furthest",
+    "resolve_policy",
+]
 
 #: most scalar roll stories a kernel keeps (a game meets few distinct ones)
 STORY_CACHE = 1 << 16
@@ -405,6 +418,101 @@ def draw(die: Die, rng: np.random.Generator) -> int:
 @functools.lru_cache(maxsize=64)
 def _cumulative(die: Die) -> tuple[int, ...]:
     return tuple(itertools.accumulate(die.integer_weights()))
+
+
+def draw_many(die: Die, rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` values of ``die`` (an int64 array), drawn exactly as :func:`draw` draws one.
+
+    Examples
+    --------
+    >>> from snlmarkov import Die
+    >>> v = draw_many(Die.faces(0, 0, 4, 4, 4, 4), np.random.default_rng(0), 1000)
+    >>> sorted(set(v.tolist())), 600 < int((v == 4).sum()) < 730
+    ([0, 4], True)
+    """
+    cum = _cumulative(die)
+    values = np.array(die.values, dtype=np.int64)
+    if cum[-1] <= 1 << 62:
+        u = rng.integers(0, cum[-1], size=size)
+        return values[np.searchsorted(np.array(cum, dtype=np.int64), u, side="right")]
+    return np.array([draw(die, rng) for _ in range(size)], dtype=np.int64)  # pragma: no cover - weights past 64 bits
+
+
+def option_kernels(board: Board, rules: Rules) -> tuple[PlayKernel, ...]:
+    """The kernel of each option a rule set with a choice offers: one per die of
+    ``choose_die``, or the plain die's for ``choose_move`` (``rules.option_rules``).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> [k.die.spec for k in option_kernels(Board(10), Rules(choose_die=(4, 6)))]
+    ['d4', 'd6']
+    >>> [k.die.spec for k in option_kernels(Board(10), Rules(choose_move=2))]
+    ['d6']
+    """
+    if not rules.choice:
+        return (kernel(board, rules),)
+    return tuple(kernel(board, rules.option_rules(i)) for i in range(max(1, len(rules.choose_die))))
+
+
+def furthest(board: Board, rules: Rules) -> np.ndarray:
+    """How far each option takes the token from each decision state, read from the play kernel.
+
+    The ``furthest=`` that :meth:`Policy.resolve <snlmarkov.policy.Policy.resolve>`
+    needs to resolve a greedy policy on the play side, of shape
+    ``(levels, squares, origins, options)`` (:func:`~snlmarkov.policy.decision_shape`
+    without other tokens): decision state ``(level, square, origin)`` is the
+    token on ``square`` after ``level`` sixes of a turn that began on
+    ``origin`` (the square itself where the rules keep no origin). Under
+    ``choose_die``: the mean square where a roll of each die leaves the token
+    (jumps, forfeits, restarts applied; a capped roll under ``redeal`` drawn
+    without the top value). Under ``choose_move``: where moving each value of
+    the die leaves it (a value that cannot be dealt there leaves the token
+    where it is).
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> far = furthest(Board(10, {5: 9}), Rules(choose_die=(4, 6)))
+    >>> far.shape, far[0, 0, 0].tolist()   # from 0: a d4 rolls 1..4; a d6 also reaches 5 (-> 9) and 6
+    ((3, 10, 1, 2), [2.5, 4.166666666666666])
+    >>> furthest(Board(10, {5: 9}), Rules(choose_move=2))[0, 3, 0].tolist()
+    [4.0, 9.0, 6.0, 7.0, 8.0, 9.0]
+    """
+    n = board.size
+    levels = (rules.max_sixes or 1) + 1
+    n_o = n if rules.on_cap == "forfeit" and rules.max_sixes is not None else 1
+    lv, sq, org = np.meshgrid(np.arange(levels), np.arange(n), np.arange(n_o), indexing="ij")
+    origin = org if n_o > 1 else sq
+    outs = []
+    for kern in option_kernels(board, rules):
+        values = np.array(kern.die.values, dtype=np.int64)
+        r = kern.roll(sq[..., None], lv[..., None], origin[..., None], values)
+        where = np.minimum(r.square, n).astype(float)
+        if rules.choice == "move":
+            return where
+        probs = np.array(kern.die.probs)
+        capped_probs = probs.copy()
+        if values.size > 1:
+            capped_probs[:-1] = kern.die.without_top().probs
+            capped_probs[-1] = 0.0
+        redealt = kern.is_capped(lv) & (rules.on_cap == "redeal")
+        p = np.where(redealt[..., None], capped_probs, probs)
+        outs.append(np.sum(p * where, axis=-1))
+    return np.stack(outs, axis=-1)
+
+
+def resolve_policy(policy: Any, board: Board, rules: Rules) -> Any:
+    """``policy.resolve(board, rules)`` on the play side: a greedy policy reads :func:`furthest`.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> t = resolve_policy(Policy.greedy(), Board(10, {5: 9}), Rules(choose_die=(4, 6)))
+    >>> t.die_index(0, 0, 0), t.die_index(8, 0, 8)   # the d6 from 0; near the finish the d4 (a 3 or 4 overshoots)
+    (1, 0)
+    """
+    return policy.resolve(board, rules, furthest=functools.partial(furthest, board, rules))
 
 
 def describe_values(die: Die) -> str:

@@ -9,23 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import types
-from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from .dice import Die
 from .errors import RuleError
 from .limits import MAX_CHOICES, MAX_FACES, limit, show_value
+from .vocab import CAP_POLICIES, FINISH_RULES, MODES, PRESETS
 
 __all__ = ["Rules", "Die", "PRESETS", "FINISH_RULES", "CAP_POLICIES", "MODES"]
-
-#: What happens when a roll would carry the token past the finish.
-FINISH_RULES = ("stay", "bounce", "none")
-#: What happens on the roll after a turn holds ``max_sixes`` sixes.
-CAP_POLICIES = ("redeal", "forfeit", "restart")
-#: How a game of several players ends: at the first finish, or when all have finished.
-MODES = ("classic", "last_one_standing")
 
 
 @dataclass(frozen=True)
@@ -404,22 +396,3 @@ def _is_int(value: Any) -> bool:
     excluding (and this module needs no numpy, for the command line's ``--help``).
     """
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-#: The named rule sets of ``docs/rules.md``.
-PRESETS: Mapping[str, Mapping[str, Any]] = types.MappingProxyType(
-    {
-        "app": types.MappingProxyType({}),
-        "family": types.MappingProxyType(
-            {
-                "finish": "bounce",
-                "bonus_on_six": False,
-                "max_sixes": None,
-                "start_on_six": True,
-                "bump": True,
-                "bump_to": 1,
-            }
-        ),
-        "plain": types.MappingProxyType({"finish": "stay", "bonus_on_six": False, "max_sixes": None}),
-    }
-)

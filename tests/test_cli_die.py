@@ -14,7 +14,7 @@ from snlmarkov.cli.common import DIE_HELP, die_arg
 from snlmarkov.search.files import write_rules
 
 #: every sub-command that takes rules (report analyses every preset itself and takes none)
-RULE_COMMANDS = ("analyze", "race", "odds", "simulate", "play", "design", "sweep")
+RULE_COMMANDS = ("analyze", "race", "odds", "policy", "simulate", "play", "design", "sweep")
 
 
 def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:

@@ -56,3 +56,21 @@ def test_the_check_sees_a_heavy_import():
     code = "import sys\nimport snlmarkov.board\n"
     code += "print(sorted({m.split('.')[0] for m in sys.modules} & set(HEAVY)))"
     assert _child(code).strip() == "['numpy']"
+
+
+#: What building the parser must not import either: the configuration classes (dataclasses, with
+#: inspect and ast behind it; fractions and decimal for the dice) and the modules of the commands'
+#: work (json, sqlite3). They cost more than a bare interpreter's start-up together.
+CONFIG = ("dataclasses", "fractions", "decimal", "json", "sqlite3", "snlmarkov.rules", "snlmarkov.dice")
+
+
+def test_building_the_parser_imports_no_configuration_class():
+    code = f"import sys\nfrom snlmarkov.cli import build_parser\nbuild_parser()\nCONFIG = {CONFIG!r}\n"
+    code += "print(sorted(m for m in CONFIG if m in sys.modules))"
+    assert _child(code).strip() == "[]"
+
+
+def test_the_configuration_check_sees_an_import():
+    code = f"import sys\nimport snlmarkov.rules\nCONFIG = {CONFIG!r}\n"
+    code += "print(sorted(m for m in CONFIG if m in sys.modules))"
+    assert "snlmarkov.rules" in _child(code)

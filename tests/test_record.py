@@ -96,7 +96,10 @@ def test_every_event_kind_round_trips():
     restart = Game(Board(30), Rules(on_cap="restart"), players=1, dice=[6, 6, 6])
     restart.take_turn()
     finished = Game(Board(4), Rules(), players=1, dice=[5, 4]).play()
-    log = family_game().log + forfeit.log + restart.log + finished.log
+    die = Game(Board(30), Rules(choose_die=(4, 6)), [Seat("G", "red", policy="greedy")], dice=[2])
+    move = Game(Board(30), Rules(choose_move=2), [Seat("G", "red", policy="greedy")], dice=[2, 3])
+    die.take_turn(), move.take_turn()
+    log = family_game().log + forfeit.log + restart.log + finished.log + die.log + move.log
     assert {e.kind for e in log} == set(EVENT_TYPES)
     for event in log:
         assert event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
@@ -303,6 +306,9 @@ def test_every_turn_of_random_games_follows_the_rules(case):
 def test_event_registry_is_complete():
     assert set(EVENT_TYPES) == {
         "roll",
+        "choose_die",
+        "rolled_dice",
+        "choose_move",
         "enter",
         "failed_enter",
         "move",

@@ -114,3 +114,48 @@ def test_monte_carlo_races_do_not_depend_on_the_executor():
 def test_rules_grid():
     grid = snl.rules_grid("plain", faces=[4, 6], finish=["stay", "none"])
     assert [(r.faces, r.finish) for r in grid] == [(4, "stay"), (4, "none"), (6, "stay"), (6, "none")]
+
+
+def _one_by_one(monkeypatch, *args, **kwargs):
+    """The sweep with every pair through analyze(), as rows were made before the batched evaluator."""
+    from snlmarkov.search import sweep as sweep_module
+
+    with monkeypatch.context() as m:
+        m.setattr(sweep_module, "_batch_rows", lambda tasks, options: {})
+        return snl.sweep(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        snl.Rules(),
+        snl.Rules.preset("family"),
+        snl.Rules.preset("plain"),
+        snl.Rules(on_cap="forfeit", start_on_six=True),
+        snl.Rules(on_cap="restart", finish="none", die="2d6"),
+    ],
+    ids=["app", "family", "plain", "forfeit-start", "restart-2d6"],
+)
+def test_batched_rows_equal_the_analysis_of_each_pair(monkeypatch, rules):
+    """Single-token rows come from the batched dense evaluator; they equal analyze() pair by pair."""
+    boards = [snl.Board.random(60, rng=i) for i in range(12)] + [snl.Board.builtin()]
+    kw = dict(quantiles=(0.1, 0.25, 0.9), longer_than=(5, 30), as_frame=False)
+    metrics = ["ladder_share_min", "snake_share_max", "longest_ladder"]
+    rows = snl.sweep(boards, rules, metrics=metrics, **kw)
+    ref = _one_by_one(monkeypatch, boards, rules, metrics=metrics, **kw)
+    assert len(rows) == len(ref)
+    for row, want in zip(rows, ref):
+        assert row.keys() == want.keys()
+        for key, value in want.items():
+            if isinstance(value, float):
+                assert row[key] == pytest.approx(value, rel=1e-10, abs=1e-12, nan_ok=True), key
+            else:
+                assert row[key] == value, key
+
+
+def test_batched_rows_do_not_depend_on_the_chunks():
+    """The batched evaluator solves each board on its own shape: any split of the sweep gives the same bits."""
+    boards = [snl.Board.random(80, rng=i) for i in range(40)]
+    whole = snl.sweep(boards, as_frame=False, metrics=["ladder_share_min"])
+    for chunk in (1, 7, 40):
+        assert snl.sweep(boards, as_frame=False, metrics=["ladder_share_min"], chunksize=chunk) == whole

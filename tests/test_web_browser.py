@@ -160,3 +160,46 @@ def test_the_house_rules_pick_a_die_and_the_room_shows_it(server, browser):
     wait(lambda: body(d, "status") == "playing", what="the game to start")
     assert wait(lambda: by_id(d, "room-info").text).endswith("die: Fair die 1-4")
     shot(d, "die-room.png")
+
+
+def test_choose_the_die_against_an_optimal_ai_with_the_coach(server, browser):
+    """House rules "choose the die" (d4 or d6) against an optimal AI seat: die buttons, the coach's line, its setting."""
+    d = browser()
+    d.get(server.base + "/?speed=fast")
+    by_id(d, "mode-ai").click()
+    assert all_css(d, "select.seat-strength")[0].get_attribute("value") == "optimal"
+    for spec in ("d4", "d6"):
+        all_css(d, f"input[data-rule-die=choose_die][value={spec}]")[0].click()
+    by_id(d, "start").click()
+    wait(lambda: body(d, "status") == "playing", what="the game to start")
+    assert "choose the die: d6 or d4" in wait(lambda: by_id(d, "room-info").text)  # the form's order
+    assert "AI · optimal" in page_texts(d, ".seat-card[data-seat='1'] .badge")
+    # every roll of Ann's is a die button: the d4 first (the coach marks it), then by the keyboard
+    picks = 0
+    end = time.monotonic() + 180
+    while body(d, "result") != "shown" and time.monotonic() < end:
+        if body(d, "canChoose") == "1":
+            buttons = all_css(d, "#choices button:not([disabled])")
+            if buttons:
+                assert [b.text for b in buttons] == ["Roll the d6", "Roll the d4"]
+                if picks == 0:
+                    buttons[1].click()
+                else:
+                    buttons[0].send_keys("1")  # key 1: the d6
+                picks += 1
+                if picks == 1:
+                    line = wait(lambda: by_id(d, "coach").text, what="the coach's line")
+                    assert line.startswith("Picking the d4") or "d4 on 0 was the best choice" in line
+                    shot(d, "choice-coach.png")
+        time.sleep(0.03)
+    assert body(d, "result") == "shown" and picks >= 1
+    record = server.store.record(server.store.games()[-1].id)
+    assert record.rules.choice == "die" and verify_game(record).passed
+    coach_lines = page_texts(d, "#log li.log-coach")
+    assert any("Robot 1" in t and "best choice" in t for t in coach_lines)  # the optimal seat's choices
+    # the setting hides the coach, and this browser keeps it
+    by_id(d, "see-board").click()
+    by_id(d, "coach-on").click()
+    assert not by_id(d, "coach").is_displayed()
+    assert d.execute_script("return localStorage.getItem('snl:coach')") == "off"
+    assert not any(e.is_displayed() for e in all_css(d, "#log li.log-coach"))

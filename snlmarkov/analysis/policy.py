@@ -28,14 +28,14 @@ import numpy as np
 
 from ..args import board_arg, rules_arg
 from ..board import Board
-from ..chain.choice import DecisionProcess, _process
+from ..chain.choice import DecisionProcess, _process, resolve
 from ..chain.threads import single_blas_thread
 from ..errors import PolicyError, UnwinnableBoardError
 from ..limits import show_value
 from ..policy import Policy, decision_shape
 from ..rules import Rules
 
-__all__ = ["solo_policy", "policy_gain", "PolicyGain", "OBJECTIVES", "MAX_WITHIN_TURNS"]
+__all__ = ["solo_policy", "policy_gain", "PolicyGain", "turn_start_orders", "OBJECTIVES", "MAX_WITHIN_TURNS"]
 
 #: What :func:`optimal_policy` can optimise.
 OBJECTIVES = ("turns", "within", "win")
@@ -112,9 +112,9 @@ def solo_policy(
     if objective == "turns":
         if turns is not None:
             raise PolicyError("turns= is the horizon of objective='within'; objective='turns' takes none")
-        ranks, v, rounds = dp.solve_turns()
+        ranks, v, _ = dp.solve_turns()
         values = _per_square(dp, v, finish=0.0)
-        return _table_policy(board, rules, ranks, values, name="optimal", objective="turns", rounds=rounds)
+        return _table_policy(board, rules, ranks, values, name="optimal", objective="turns")
     if isinstance(turns, bool) or not isinstance(turns, numbers.Integral) or not 1 <= turns <= MAX_WITHIN_TURNS:
         raise PolicyError(
             f"objective='within' needs turns=, a whole number 1..{MAX_WITHIN_TURNS:,} (the horizon); got {show_value(turns)}"
@@ -140,7 +140,7 @@ def _per_square(dp: DecisionProcess, v: np.ndarray, *, finish: float) -> np.ndar
 
 
 def _table_policy(
-    board: Board, rules: Rules, ranks: np.ndarray, values: np.ndarray, *, name: str, objective: str, rounds: int = 0
+    board: Board, rules: Rules, ranks: np.ndarray, values: np.ndarray, *, name: str, objective: str
 ) -> Policy:
     shape = decision_shape(board, rules)
     return Policy.from_table(board, rules, ranks.reshape(shape), name=name, objective=objective, values=values)
@@ -163,7 +163,8 @@ class PolicyGain:
         die alone cannot finish surely), or ``"first die"`` (no choice) and
         ``"greedy"`` under ``choose_move``.
     gain : Mapping[str, numpy.ndarray]
-        ``against[k] - optimal``: the turns the optimal policy saves.
+        ``against[k] - optimal``: the turns the optimal policy saves
+        (``inf`` where only it finishes surely, NaN where neither does).
     spread : numpy.ndarray
         At the start of a turn on each square, the expected turns of the
         worst choice minus the best's (0 where the choice does not matter;
@@ -212,43 +213,70 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
     board, rules = board_arg(board), rules_arg(rules)
     policy = solo_policy(board, rules) if policy is None else policy
     best = analyze(board, rules, policy=policy).expected_turns_from
-    others: dict[str, Policy] = {}
+    others: dict[str, Policy | None] = {}
     if rules.choice == "die":
         for d in rules.choose_die:
             others[f"always {d.spec}"] = Policy.fixed(d)
     else:
-        others["first die"] = Policy.from_table(
-            board,
-            rules,
-            np.broadcast_to(np.arange(len(rules.options), dtype=np.int16), decision_shape(board, rules)),
-            name="first die",
-        )
+        others["first die"] = None  # no choice: the plain rules, moving the first die rolled
         others["greedy"] = Policy.greedy()
     against: dict[str, np.ndarray] = {}
     for key, p in others.items():
-        if key == "first die":
-            try:
+        try:
+            if p is None:
                 v = analyze(board, rules.option_rules()).expected_turns_from
-            except UnwinnableBoardError:
-                v = np.full(board.size + 1, np.inf)
-        else:
-            try:
+            else:
                 v = analyze(board, rules, policy=p).expected_turns_from
-            except UnwinnableBoardError:
-                v = np.full(board.size + 1, np.inf)
+        except UnwinnableBoardError:
+            v = np.full(board.size + 1, np.inf)
         against[key] = v
-    gain = {k: v - best for k, v in against.items()}
+    with np.errstate(invalid="ignore"):  # NaN where neither way of playing finishes surely
+        gain = {k: v - best for k, v in against.items()}
     dp = _process(board, rules)
-    from ..chain.choice import resolve
-
     flat = resolve(policy, board, rules).ranks.reshape(dp.n_states, -1)
-    good, _ = dp.good_states()
-    v = dp.evaluate(flat, good)
-    q = dp.q_values(v)[dp.starts]
-    with np.errstate(invalid="ignore"):
-        finite = np.where(np.isfinite(q), q, np.nan)
-        spread = np.where(np.isfinite(finite).any(axis=1), np.nanmax(finite, axis=1) - np.nanmin(finite, axis=1), 0.0)
+    q = dp.q_values(dp.evaluate(flat))[dp.starts]  # inf where the policy does not finish surely
+    fin = np.isfinite(q)
+    high, low = np.where(fin, q, -np.inf).max(axis=1), np.where(fin, q, np.inf).min(axis=1)
+    spread = np.where(fin.any(axis=1), high - low, 0.0)
     spread = np.append(spread, 0.0)
     for arr in (*against.values(), *gain.values(), spread):
         arr.setflags(write=False)
     return PolicyGain(board, rules, policy, best, MappingProxyType(against), MappingProxyType(gain), spread)
+
+
+def turn_start_orders(policy: Policy, board: Board, rules: Rules, others: Any = ()) -> np.ndarray:
+    """The order of the options at the start of a turn on every square ``0..N-1`` (rank 0 first).
+
+    The decision state of a turn's start on square ``s``: no six yet, the
+    turn begun on ``s``; for a race policy, the other tokens on the squares
+    ``others`` (default: all at 0). A greedy policy is resolved by the exact
+    kernel (:func:`snlmarkov.chain.choice.resolve`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(N, options)``: ``out[s, k]`` is the place of option ``k``
+        (a die of ``choose_die``, a value of the die under ``choose_move``)
+        in the order on square ``s``; ``out.argmin(axis=1)`` is the choice.
+
+    Examples
+    --------
+    >>> import snlmarkov as snl
+    >>> rules = snl.Rules(choose_die=(4, 6))
+    >>> turn_start_orders(snl.Policy.fixed(6), snl.Board(10), rules).argmin(axis=1).tolist()
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+    """
+    from ..chain.choice import resolve
+
+    board, rules = board_arg(board), rules_arg(rules)
+    table = resolve(policy, board, rules)
+    others = tuple(others) if others else (0,) * table.others
+    n = board.size
+    if len(others) != table.others or not all(
+        isinstance(o, numbers.Integral) and not isinstance(o, bool) and 0 <= int(o) <= n for o in others
+    ):
+        raise PolicyError(
+            f"others must be {table.others} square(s) 0..{n}, one per other token of the race; got {show_value(others)}"
+        )
+    squares = np.arange(n)
+    return np.asarray(table.order(squares, 0, squares, tuple(np.full(n, o) for o in others)))

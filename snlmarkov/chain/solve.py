@@ -314,8 +314,10 @@ def block_bounds(a: sp.csr_matrix, rows: int = BLOCK_ROWS) -> np.ndarray:
     first = np.minimum(first, np.arange(n))  # an empty row (never in a system) moves nowhere
     suffix = np.minimum.accumulate(first[::-1])[::-1]
     clean = np.flatnonzero(suffix >= np.arange(n))  # 0 is always clean
-    out = [0]
     rows = max(1, int(rows))
+    if rows == 1:  # every clean point is a bound
+        return np.append(clean, n).astype(np.int64)
+    out = [0]
     while True:
         k = int(np.searchsorted(clean, out[-1] + rows))
         if k >= clean.size:
@@ -345,9 +347,11 @@ def _diagonal_block(rows: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
 
 
 def _count_kept(keep: np.ndarray, indptr: np.ndarray) -> np.ndarray:
-    c = np.zeros(keep.size + 1, dtype=np.int64)
-    np.cumsum(keep, out=c[1:])
-    return c[indptr[1:]] - c[indptr[:-1]]
+    """Kept entries per row (a running count in 32 bits when it fits: 4x faster than 64 on a boolean array)."""
+    dtype = np.int32 if keep.size < 2**31 - 1 else np.int64
+    c = np.zeros(keep.size + 1, dtype=dtype)
+    np.cumsum(keep, out=c[1:], dtype=dtype)
+    return (c[indptr[1:]] - c[indptr[:-1]]).astype(np.int64, copy=False)
 
 
 class BlockLU:

@@ -11,6 +11,17 @@ turn and event index. It also checks that every turn ``start -> end`` has
 positive probability in the turn-level matrix, and reports the
 log-probability of each turn and of the whole game.
 
+Under a rule set with a choice (``docs/rules.md``, "Choices") every roll
+must follow a legal choice: under ``choose_die`` a ``choose_die`` event
+naming a die the rules offer, the roll then checked with that die's rules
+(``rules.option_rules(i)``); under ``choose_move`` a ``rolled_dice`` event
+of exactly ``choose_move`` values, each a value the die (or, capped under
+``redeal``, the die without its top) can deal there, then a
+``choose_move`` of one of them, which is the roll checked. A choice need
+not be the best one. The turn matrix of a choice rule depends on the policy
+played, so there a turn's probability is that of its dice given the
+choices made (every die thrown counted as a draw).
+
 Two verdicts are kept apart. Whether the record follows the rules
 (:attr:`VerificationReport.rules_verdict`: a whole game, ``"unfinished"`` when
 its log stops before the game is over, or a broken rule), and, given the
@@ -30,7 +41,18 @@ from dataclasses import dataclass
 from ..chain.mechanics import roll_story
 from ..chain.model import turn_model
 from ..errors import GameError
-from ..game.events import Bump, Finish, GameOver, Roll, Skip, event_from_dict
+from ..game.events import (
+    Bump,
+    ChooseDie,
+    ChooseMove,
+    Event,
+    Finish,
+    GameOver,
+    Roll,
+    RolledDice,
+    Skip,
+    event_from_dict,
+)
 from ..state import GameState
 
 __all__ = [
@@ -69,7 +91,8 @@ class TurnCheck:
     rolls : tuple of int
         The turn's rolls.
     probability : float
-        ``P(turn from start ends on end)`` in the turn-level matrix.
+        ``P(turn from start ends on end)`` in the turn-level matrix (under
+        a choice rule: the probability of the turn's dice, given its choices).
     log_probability : float
         Its natural logarithm (``-inf`` when impossible).
     rolls_log_probability : float
@@ -167,25 +190,66 @@ class VerificationReport:
         return "\n".join(lines)
 
 
-def _expected_rolls(
-    board, rules, dest, seat: int, turn: int, start: int, values: tuple
+def _expected_rolls(  # noqa: C901
+    board, rules, dest, seat: int, turn: int, start: int, values: tuple, choices: tuple = ()
 ) -> tuple[list, int, float, str]:
-    """The events the dice ``values`` must produce from ``start``: (events, end, log-probability, problem)."""
+    """The events the dice ``values`` must produce from ``start``: (events, end, log-probability, problem).
+
+    Under a choice rule ``choices`` holds the turn's choice events in order
+    (one ``choose_die``, or one ``rolled_dice`` and one ``choose_move``, per
+    roll): each is checked for legality and logged back in its place.
+    """
     if not values:
         return [], start, -math.inf, "no rolls in a turn that was not skipped"
     cur, sixes, logp = start, 0, 0.0
     events: list = []
+    per_roll = {"die": 1, "move": 2}.get(rules.choice, 0)
     for i, k in enumerate(values):
-        story = roll_story(board, rules, cur, sixes, start, k, dest=dest)
+        capped = rules.max_sixes is not None and sixes >= rules.max_sixes
+        why = "after the cap" if capped else "here"
+        roll_rules = rules.option_rules() if rules.choice == "move" else rules
+        chosen = choices[per_roll * i : per_roll * (i + 1)]
+        if per_roll and len(chosen) < per_roll:
+            return events, cur, -math.inf, f"roll {i + 1} ({k}) follows no choice (the rules ask for one)"
+        if rules.choice == "die":
+            pick = chosen[0]
+            if not isinstance(pick, ChooseDie) or pick.die >= len(rules.choose_die):
+                return events, cur, -math.inf, f"roll {i + 1} ({k}) follows no legal choice of die"
+            roll_rules = rules.option_rules(pick.die)
+        story = roll_story(board, roll_rules, cur, sixes, start, k, dest=dest)
         if story.prob <= 0:
-            why = "after the cap" if rules.max_sixes is not None and sixes >= rules.max_sixes else "here"
             return events, cur, -math.inf, f"roll {i + 1} ({k}) cannot be dealt {why} under these rules"
-        events += [event_from_dict({**step, "seat": seat, "turn": turn}) for step in story.steps]
+        steps = [event_from_dict({**step, "seat": seat, "turn": turn}) for step in story.steps]
+        if rules.choice == "move":
+            thrown, pick = chosen
+            if not isinstance(thrown, RolledDice) or not isinstance(pick, ChooseMove):
+                return events, cur, -math.inf, f"roll {i + 1} ({k}) does not follow a throw of the dice and a pick"
+            if len(thrown.values) != rules.choose_move:
+                return (
+                    events,
+                    cur,
+                    -math.inf,
+                    (f"roll {i + 1}: {len(thrown.values)} dice thrown, where the rules throw {rules.choose_move}"),
+                )
+            if pick.value not in thrown.values:
+                return events, cur, -math.inf, f"roll {i + 1}: the value picked, {pick.value}, was not thrown"
+            draws = [roll_story(board, roll_rules, cur, sixes, start, v, dest=dest).prob for v in thrown.values]
+            bad = [v for v, p in zip(thrown.values, draws) if p <= 0]
+            if bad:
+                return events, cur, -math.inf, f"roll {i + 1}: a die thrown ({bad[0]}) cannot be dealt {why}"
+            logp += sum(math.log(p) for p in draws) - math.log(story.prob)
+            choice_events: list[Event] = [RolledDice(seat=seat, turn=turn, values=thrown.values, capped=capped), pick]
+        else:
+            choice_events = list(chosen)
+        at = 1 if capped else 0  # a choice comes after the cap is announced, before the roll
+        events += steps[:at] + choice_events + steps[at:]
         logp += math.log(story.prob)
         cur = story.square
         if not story.cont:
             if i < len(values) - 1:
                 return events, cur, -math.inf, f"rolls go on after roll {i + 1} ended the turn"
+            if len(choices) > per_roll * len(values):
+                return events, cur, -math.inf, f"the turn logs more choices than its {len(values)} roll(s) use"
             return events, cur, logp, ""
         sixes += 1
     return events, cur, -math.inf, "the turn stopped while another roll was due"
@@ -289,7 +353,7 @@ def verify_game(record, *, key: bytes | None = None) -> VerificationReport:  # n
     board, rules = record.board, record.rules
     n = board.size
     dest = board.destination()
-    matrix = turn_model(board, rules).matrix
+    matrix = None if rules.choice else turn_model(board, rules).matrix  # a choice rule's matrix depends on the policy
     k = len(record.seats)
     begin = record.start if record.start is not None else GameState.initial(k)
     positions = list(begin.positions)
@@ -314,9 +378,14 @@ def verify_game(record, *, key: bytes | None = None) -> VerificationReport:  # n
             if not skips_legal:
                 problems.append(_SKIP_UNSIGNED)
         else:
-            expected, end, roll_logp, problem = _expected_rolls(board, rules, dest, seat, t.turn, start, values)
+            choices = tuple(e for e in group if isinstance(e, (ChooseDie, RolledDice, ChooseMove)))
+            expected, end, roll_logp, problem = _expected_rolls(
+                board, rules, dest, seat, t.turn, start, values, choices
+            )
             if problem:
                 problems.append(problem)
+            elif matrix is None:
+                prob, logp = math.exp(roll_logp), roll_logp
             else:
                 prob = float(matrix[start, end])
                 logp = math.log(prob) if prob > 0 else -math.inf

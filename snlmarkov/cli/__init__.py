@@ -18,7 +18,20 @@ from ..errors import SnlError
 __all__ = ["main", "build_parser"]
 
 #: sub-command modules, in the order ``--help`` lists them
-_COMMANDS = ("report", "analyze", "race", "odds", "simulate", "play", "serve", "games", "verify", "design", "sweep")
+_COMMANDS = (
+    "report",
+    "analyze",
+    "race",
+    "odds",
+    "policy",
+    "simulate",
+    "play",
+    "serve",
+    "games",
+    "verify",
+    "design",
+    "sweep",
+)
 
 
 class _Parser(argparse.ArgumentParser):

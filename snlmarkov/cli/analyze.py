@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from typing import Any
@@ -40,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     summary = a.summary()
     summary["jump_uses"] = {str(k): v for k, v in a.jump_uses.items()}
     if args.json:
+        import json
+
         print(json.dumps(summary, indent=2, sort_keys=True))
         return 0
     rule_text = ", ".join(f"{k}={v}" for k, v in rules.to_dict().items())

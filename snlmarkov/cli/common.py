@@ -21,19 +21,20 @@ plain-data modules (:mod:`snlmarkov.builtin_boards`, :mod:`snlmarkov.rules`,
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..builtin_boards import BUILTIN_BOARDS
-from ..dice import NAMED_DICE, Die
 from ..errors import AddressError, BoardError, InputFileError, RuleError, SnlError
 from ..limits import MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
-from ..rules import Rules
+from ..vocab import NAMED_DICE, PRESETS
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the numerical and configuration classes are imported where they are used: --help needs none
+    from pathlib import Path
+
     from ..board import Board
+    from ..dice import Die
+    from ..rules import Rules
 
 __all__ = [
     "add_board_rules_arguments",
@@ -65,7 +66,7 @@ PLAYERS_HELP = f"1 to {MAX_PLAYERS} (docs/rules.md)"
 
 #: What ``--rules`` takes, in the words every sub-command's help uses.
 RULES_HELP = (
-    f"rule preset ({', '.join(Rules.presets())}; default: app) or a .toml/.json rule file "
+    f"rule preset ({', '.join(PRESETS)}; default: app) or a .toml/.json rule file "
     "of rule fields (finish, max_sixes, die, ...) over an optional preset"
 )
 
@@ -171,9 +172,12 @@ def die_arg(text: str) -> Die:
 
     Examples
     --------
+    >>> from snlmarkov import Die
     >>> die_arg("2d6") == Die.sum_of(2, 6), die_arg("spinner:15").top
     (True, 15)
     """
+    from ..dice import Die
+
     try:
         return Die.parse(text)
     except RuleError as exc:
@@ -192,6 +196,8 @@ def writable_folder(text: str, option: str = "--out") -> Path:
     anything that is not a folder, and folders where no file can be made
     (``/proc``, ``/sys``, read-only mounts).
     """
+    from pathlib import Path
+
     if not text or not text.strip():
         raise InputFileError(f"{option} must name a folder; got an empty path")
     path = Path(text)
@@ -251,7 +257,7 @@ def board_from_args(args: argparse.Namespace) -> Board:
     spec = args.board
     if spec in Board.names():
         return Board.builtin(spec)
-    if Path(spec).suffix.lower() in (".toml", ".json"):
+    if os.path.splitext(spec)[1].lower() in (".toml", ".json"):
         return Board.from_file(spec)
     if os.sep in spec or "." in spec or os.path.lexists(spec):
         raise BoardError(f"{clean_text(spec)}: a board file must end in .toml or .json")
@@ -270,7 +276,9 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
 
 def base_rules(text: str) -> Rules:
     """The rules ``--rules`` names: a preset, or a ``.toml``/``.json`` rule file (:func:`~snlmarkov.search.files.read_rules`)."""
-    if Path(text).suffix.lower() in (".toml", ".json"):
+    from ..rules import Rules
+
+    if os.path.splitext(text)[1].lower() in (".toml", ".json"):
         from ..search.files import read_rules
 
         return read_rules(text)
@@ -303,9 +311,16 @@ def parse_setting(text: str) -> tuple[str, Any]:
     (('max_sixes', None), ('bump', True), ('finish', 'bounce'))
     >>> parse_setting("on_cap=restart"), parse_setting("jump_after_bounce=false")
     (('on_cap', 'restart'), ('jump_after_bounce', False))
+    >>> parse_setting("choose_die=d4,d6"), parse_setting("choose_move=2")
+    (('choose_die', (Die(4), Die(6))), ('choose_move', 2))
     >>> parse_setting("die=2d6"), parse_setting("faces=4")
     (('die', Die.weighted({2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1})), ('faces', 4))
     """
+    import dataclasses
+
+    from ..dice import Die
+    from ..rules import Rules
+
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
     fields: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Rules)}
@@ -314,6 +329,9 @@ def parse_setting(text: str) -> tuple[str, Any]:
         raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {clean_text(repr(text))}")
     if name == "die":
         return name, Die.parse(raw)
+    if name == "choose_die":  # dice separated by commas or spaces (a faces: form keeps its commas: use spaces)
+        parts = raw.split() if " " in raw else raw.split(",")
+        return name, tuple(Die.parse(part) for part in parts if part)
     low = raw.lower()
     default = fields[name]
     if isinstance(default, bool):
@@ -330,8 +348,8 @@ def parse_setting(text: str) -> tuple[str, Any]:
         if low not in truth:
             raise RuleError(f"{name} takes true or false; got {raw!r}")
         return name, truth[low]
-    if isinstance(default, int) or name == "max_sixes":
-        if name == "max_sixes" and low in ("none", "null", "off", "-"):
+    if isinstance(default, int) or name in ("max_sixes", "choose_move"):
+        if name in ("max_sixes", "choose_move") and low in ("none", "null", "off", "-"):
             return name, None
         try:
             return name, parse_ascii_int(raw, name)

@@ -30,10 +30,9 @@ rounds left count the round in progress; classic: only the winner is placed
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from ..rules import MODES
+from ..vocab import MODES
 from .common import add_board_rules_arguments, board_from_args, count_arg, rules_from_args, seed_arg, whole_arg
 
 __all__ = ["register", "run"]
@@ -95,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         out = result.to_dict()
         out["state"] = state.to_dict()
         out["over"] = state.is_over(board, args.mode)
+        import json
+
         print(json.dumps(out, indent=2))
     else:
         print(format_odds(result, state))

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GameError
 from ..limits import MAX_PLAYERS
-from ..rules import MODES
+from ..vocab import MODES
 from .common import (
     PLAYERS_HELP,
     add_board_rules_arguments,

@@ -29,11 +29,10 @@ classic: only the winner is placed; use --mode last_one_standing for every place
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..races.defaults import DEFAULT_GAMES, METHODS
-from ..rules import MODES
+from ..vocab import MODES
 from .common import (
     PLAYERS_HELP,
     add_board_rules_arguments,
@@ -113,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         progress=args.progress,
     )
     if args.json:
+        import json
+
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(format_result(result))

@@ -25,11 +25,10 @@ cross-check: PASSED at overall alpha 1e-05
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from typing import Any
 
-from ..rules import MODES
+from ..vocab import MODES
 from .common import (
     PLAYERS_HELP,
     add_board_rules_arguments,
@@ -96,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             board, rules, args.games, rng=args.seed, batches=batches, progress=progress, max_turns=args.max_turns
         )
         if args.json:
+            import json
+
             print(json.dumps(report.to_dict(), indent=2, sort_keys=True))
         else:
             _print_solo(title(report.games), report)
@@ -113,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             max_turns=args.max_turns,
         )
     if args.json:
+        import json
+
         print(json.dumps(_race_dict(result), indent=2, sort_keys=True))
         return 0
     _print_race(title(result.games), result)

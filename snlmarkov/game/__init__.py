@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..state import GameState
+    from .choosing import Decision
     from .engine import Game
     from .record import GameRecord, TurnSummary
     from .seats import COLOURS, Seat
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 # public name -> module that defines it (relative to this package)
 _EXPORTS = {
     "COLOURS": ".seats",
+    "Decision": ".choosing",
     "Game": ".engine",
     "GameRecord": ".record",
     "GameState": "..state",
@@ -31,7 +33,7 @@ _EXPORTS = {
     "render": ".textboard",
 }
 
-__all__ = ["COLOURS", "Game", "GameRecord", "GameState", "Seat", "TurnSummary", "render"]
+__all__ = ["COLOURS", "Decision", "Game", "GameRecord", "GameState", "Seat", "TurnSummary", "render"]
 
 
 def __getattr__(name: str) -> Any:

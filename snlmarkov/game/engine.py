@@ -8,6 +8,16 @@ matrices, so it can be used to check them. :meth:`Game.record` gives a
 :class:`~snlmarkov.game.record.GameRecord` that :meth:`Game.replay` plays again
 exactly.
 
+Under a rule set with a choice (``docs/rules.md``, "Choices") the mover
+chooses before every roll (``choose_die``) or after every throw of the dice
+(``choose_move``). A seat with a policy (:class:`~snlmarkov.game.seats.Seat`)
+chooses by it at once; for a human seat the game stops and waits:
+:attr:`Game.waiting` is True, :attr:`Game.decision` says what is asked, and
+:meth:`Game.choose` (a die) or :meth:`Game.pick` (a value thrown) answers
+and plays on to the next decision or the end of the turn. The choices are
+logged as events (``choose_die``; ``rolled_dice`` then ``choose_move``) and
+kept in the record, which replays and verifies with them.
+
 Examples
 --------
 >>> from snlmarkov import Board, Game, Rules
@@ -19,11 +29,23 @@ Move(seat=1, turn=1, start=0, end=4)
 >>> events = game.take_turn()
 >>> game.is_over, game.winner, game.positions
 (True, 0, (10, 4))
+
+A human against a greedy seat, choosing the die:
+
+>>> from snlmarkov import Seat
+>>> game = Game(Board(10, {5: 9}), Rules(choose_die=(4, 6)), [Seat("Ann", "red"), Seat("Bot", "blue", policy="greedy")],
+...             dice=[2, 4, 3])
+>>> game.take_turn(), game.waiting, game.decision.kind
+([], True, 'die')
+>>> [e.kind for e in game.choose(0)]                  # Ann rolls the d4: a 2
+['choose_die', 'roll', 'move']
+>>> [e.describe("Bot") for e in game.take_turn()][:2]  # the greedy seat picks the d6 from 0
+['Bot chooses the d6', 'Bot rolls a 4']
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,17 +53,20 @@ import numpy as np
 from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
 from ..dice import Die
-from ..errors import DiceError, GameError, LimitError
-from ..limits import MAX_RECORD_BOARD_SIZE, check_rng
-from ..playkernel import RollStory, describe_values, draw, kernel
+from ..errors import DiceError, GameError, LimitError, SnlError
+from ..limits import MAX_RECORD_BOARD_SIZE, check_rng, show_value
+from ..playkernel import PlayKernel, RollStory, describe_values, draw, is_capped, option_kernels
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
+from .choosing import Chooser, Decision, seat_choosers
 from .events import (
     BonusRoll,
     Bounce,
     Bump,
     CapReached,
+    ChooseDie,
+    ChooseMove,
     Enter,
     Event,
     FailedEnter,
@@ -53,6 +78,7 @@ from .events import (
     Overshoot,
     Restart,
     Roll,
+    RolledDice,
     Skip,
     Snake,
     _is_int,
@@ -60,7 +86,7 @@ from .events import (
 from .record import GameRecord
 from .seats import COLOURS, Seat, _make_seats
 
-__all__ = ["Game", "Seat", "MODES", "COLOURS"]
+__all__ = ["Game", "Seat", "Decision", "MODES", "COLOURS"]
 
 
 class Game:
@@ -75,7 +101,10 @@ class Game:
     players : int or sequence of str or Seat, default 2
         How many seats (default names and colours), or the seats themselves:
         names (given default colours by position) or :class:`Seat` objects,
-        freely mixed. Names must be distinct.
+        freely mixed. Names must be distinct. Under a rule set with a
+        choice a seat with a policy (``Seat(..., policy=...)``) chooses by
+        it; the others are human and chosen for through :meth:`choose` and
+        :meth:`pick`.
     mode : {"classic", "last_one_standing"}, default "classic"
         ``classic``: the first token on the finish wins and the game ends.
         ``last_one_standing``: finished tokens take places and are skipped;
@@ -89,7 +118,9 @@ class Game:
         Scripted rolls used instead of a random die, in order (for tests and
         replays); each must be a value of ``rules.die`` (0 too, when the die
         has it). A capped roll under ``on_cap="redeal"`` is taken as is and
-        must be a value of the die without its top value.
+        must be a value of the die without its top value. Under
+        ``choose_die`` each is a throw of the die chosen; under
+        ``choose_move`` every one of the ``k`` dice thrown takes one.
     state : GameState, optional
         Start from this state (every token's square, the seats finished, the
         seat to move) instead of the beginning; it must have one square per
@@ -104,10 +135,12 @@ class Game:
         ``state`` that does not fit the seats, board, rules or mode, or is
         over.
     RuleError
-        If the rules cannot be played on the board (``rules.check_board``).
+        If the rules cannot be played on the board (``rules.check_board``);
+        PolicyError if a seat's policy does not fit them.
     UnwinnableBoardError
         If a token could reach a square from which the finish is
-        unreachable (the game could never end).
+        unreachable (the game could never end). Under ``choose_die``: if no
+        one die alone brings every token it can reach home.
     SeedError
         For a seed numpy cannot use.
 
@@ -133,6 +166,17 @@ class Game:
     of a turn, :class:`~snlmarkov.errors.DiceError` is raised and the game
     state is left as it was before the turn (the scripted rolls drawn in that
     turn are used up).
+
+    Choices (a rule set with ``choose_die`` or ``choose_move``): before
+    each roll under ``choose_die`` (the first, bonus and entering rolls) the
+    mover picks a die; under ``choose_move`` it throws ``k`` dice, then
+    picks the value it moves by. A seat with a policy picks at once. For a
+    human seat :meth:`take_turn` (and then each :meth:`choose` or
+    :meth:`pick`) plays up to the next choice and returns the events so
+    far; :attr:`waiting` is then True and :attr:`decision` says what is
+    asked. The turn is logged (:attr:`log`, :meth:`record`) once it ends;
+    :meth:`skip_turn` may skip a turn that waits (a stalled player: the
+    turn's rolls so far are dropped, and the turn is logged as skipped).
 
     Examples
     --------
@@ -174,7 +218,12 @@ class Game:
         self._mode = mode
         self._seats = _make_seats(players)
         check_winnable(board, rules, len(self._seats) > 1)
-        self._kernel = kernel(board, rules)
+        self._kernels: tuple[PlayKernel, ...] = option_kernels(board, rules)
+        self._choosers: tuple[Chooser | None, ...] = seat_choosers(board, rules, self._seats)
+        self._steps: Generator[Decision, int, int] | None = None
+        self._decision: Decision | None = None
+        self._turn_events: list[Event] = []
+        self._shown = 0
         if dice is None:
             self._rng: np.random.Generator | None = check_rng(rng)
             self._script: Iterator[Any] | None = None
@@ -305,8 +354,36 @@ class Game:
 
     @property
     def log(self) -> tuple[Event, ...]:
-        """Every event so far, in order."""
+        """Every event of the turns played so far, in order (a turn that waits for a choice is not in it yet)."""
         return tuple(self._log)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the turn in progress waits for a human seat's choice (:attr:`decision`)."""
+        return self._decision is not None
+
+    @property
+    def decision(self) -> Decision:
+        """The choice the turn in progress waits for (see :class:`~snlmarkov.game.choosing.Decision`).
+
+        Raises
+        ------
+        GameError
+            If the game waits for no choice (:attr:`waiting` is False).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> game = Game(Board(10), Rules(choose_move=2), players=1, dice=[2, 5])
+        >>> [e.kind for e in game.take_turn()]
+        ['rolled_dice']
+        >>> d = game.decision
+        >>> d.kind, d.options, d.square
+        ('move', (2, 5), 0)
+        """
+        if self._decision is None:
+            raise GameError("the game waits for no choice now")
+        return self._decision
 
     # ------------------------------------------------------------ playing
     def take_turn(self) -> list[Event]:
@@ -317,10 +394,14 @@ class Game:
         list of Event
             The events of this turn, in order.
 
+        Under a rule set with a choice, a human seat's turn stops at its
+        first choice (:attr:`waiting`); the events returned are those so far,
+        and :meth:`choose` or :meth:`pick` plays on.
+
         Raises
         ------
         GameError
-            If the game is over.
+            If the game is over, or waits for a choice.
         DiceError
             If scripted dice run out or offer an impossible roll (the game is
             then unchanged).
@@ -337,21 +418,86 @@ class Game:
         (3,)
         """
         self._check_playable()
-        seat, turn = self._current, self._total_turns
-        events: list[Event] = []
-        position = self._play_rolls(seat, turn, events)
-        position = self._apply_bump(seat, turn, position, events)
-        # commit: nothing above changed the game's state
-        self._positions[seat] = position
-        self._rolls[seat] += sum(isinstance(e, Roll) for e in events)
-        if position == self._board.size:
-            self._finished.append(seat)
-            events.append(Finish(seat=seat, turn=turn, place=len(self._finished)))
-            if self._mode == "classic" or len(self._finished) == len(self._seats):
-                self._over = True
-                events.append(GameOver(seat=seat, turn=turn, finishing_order=tuple(self._finished)))
-        self._end_turn(seat, events)
-        return events
+        if self._decision is not None:
+            raise GameError(self._waiting_message())
+        self._turn_events, self._shown = [], 0
+        self._steps = self._play_rolls(self._current, self._total_turns, self._turn_events)
+        return self._advance(None)
+
+    def choose(self, die: Any) -> list[Event]:
+        """Answer a ``"die"`` decision: roll the die ``die`` and play on.
+
+        Parameters
+        ----------
+        die : int or Die or str
+            The index of the die in ``rules.choose_die`` (0-based, as in
+            :attr:`Decision.options <snlmarkov.game.choosing.Decision.options>`),
+            or the die itself (a :class:`~snlmarkov.dice.Die` or its text form).
+
+        Returns
+        -------
+        list of Event
+            The events from the choice on, to the next choice or the end of
+            the turn (then play has passed on).
+
+        Raises
+        ------
+        GameError
+            If the game does not wait for a die, or the rules offer no such die.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> game = Game(Board(10), Rules(choose_die=(4, 6)), players=1, dice=[6, 2])
+        >>> _ = game.take_turn()
+        >>> [e.kind for e in game.choose("d6")]    # a six: a bonus roll, chosen for again
+        ['choose_die', 'roll', 'move', 'bonus_roll']
+        >>> [e.kind for e in game.choose(0)], game.positions, game.waiting
+        (['choose_die', 'roll', 'move'], (8,), False)
+        """
+        decision = self._waiting_for("die")
+        dice = decision.options
+        if _is_int(die):
+            if not 0 <= die < len(dice):
+                raise GameError(f"die must be 0..{len(dice) - 1} (one of the dice offered); got {show_value(die)}")
+            index = int(die)
+        else:
+            try:
+                wanted = Die.coerce(die)
+            except SnlError:
+                raise GameError(f"die must be an index or one of the dice offered; got {show_value(die)}") from None
+            if wanted not in dice:
+                offered = ", ".join(d.spec for d in dice)
+                raise GameError(f"the rules offer no die {wanted.spec}: choose one of {offered}")
+            index = dice.index(wanted)
+        return self._advance(index)
+
+    def pick(self, value: Any) -> list[Event]:
+        """Answer a ``"move"`` decision: move by ``value``, one of the dice just thrown, and play on.
+
+        Returns
+        -------
+        list of Event
+            The events from the choice on, to the next choice or the end of
+            the turn.
+
+        Raises
+        ------
+        GameError
+            If the game does not wait for a value, or ``value`` was not thrown.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> game = Game(Board(10, {4: 9}), Rules(choose_move=2), players=1, dice=[4, 5])
+        >>> _ = game.take_turn()
+        >>> [e.describe("Ann") for e in game.pick(4)]
+        ['Ann moves by the 4', 'Ann rolls a 4', 'Ann moves from 0 to 4', 'Ann climbs the ladder from 4 to 9']
+        """
+        decision = self._waiting_for("move")
+        if not _is_int(value) or value not in decision.options:
+            raise GameError(f"pick one of the values thrown {decision.options}; got {show_value(value)}")
+        return self._advance(int(value))
 
     def skip_turn(self) -> list[Event]:
         """Skip the current seat's turn (a stalled player): no roll, no move.
@@ -371,6 +517,7 @@ class Game:
         (1, (1, 0), (0, 0))
         """
         self._check_playable()
+        self._drop_turn()  # a turn waiting for a stalled player's choice: its rolls are dropped
         seat = self._current
         events: list[Event] = [Skip(seat=seat, turn=self._total_turns)]
         self._end_turn(seat, events)
@@ -403,6 +550,12 @@ class Game:
         if not _is_int(max_turns) or max_turns < 1:
             raise GameError(f"max_turns must be an integer >= 1; got {max_turns!r}")
         self._check_playable()
+        humans = [s.name for s, c in zip(self._seats, self._choosers) if c is None]
+        if self._rules.choice and humans:
+            raise GameError(
+                f"play() cannot choose for the human seat {humans[0]!r}: give it a policy "
+                "(Seat(..., policy=...)), or play turn by turn with take_turn, choose and pick"
+            )
         for _ in range(max_turns):
             self.take_turn()
             if self._over:
@@ -463,12 +616,31 @@ class Game:
         """
         if not isinstance(record, GameRecord):
             raise GameError(f"replay needs a GameRecord; got {type(record).__name__}")
-        game = cls(record.board, record.rules, list(record.seats), record.mode, dice=record.dice, state=record.start)
+        seats = [s.without_policy() for s in record.seats]  # the record's choices are replayed
+        throws = record.throws()
+        game = cls(record.board, record.rules, seats, record.mode, dice=throws, state=record.start)
+        choices = [e for e in record.log if isinstance(e, (ChooseDie, ChooseMove))]
+        at = 0
         for summary in record.turns():
             if summary.skipped:
                 game.skip_turn()
-            else:
-                game.take_turn()
+                continue
+            game.take_turn()
+            while game.waiting:
+                nxt = choices[at] if at < len(choices) else None
+                if nxt is None or nxt.turn != summary.turn:
+                    raise GameError(f"the record does not replay: turn {summary.turn} lacks a choice the rules ask for")
+                at += 1
+                asked = game.decision.kind
+                if isinstance(nxt, ChooseDie) != (asked == "die"):
+                    raise GameError(
+                        f"the record does not replay: turn {summary.turn} logs a {nxt.kind} where the rules ask "
+                        f"to choose a {'die' if asked == 'die' else 'value'}"
+                    )
+                if isinstance(nxt, ChooseDie):
+                    game.choose(nxt.die)
+                else:
+                    game.pick(nxt.value)
         if game._script is not None and next(game._script, None) is not None:
             raise GameError("the record holds more dice than its turns use")
         if game.record() != record:
@@ -476,12 +648,14 @@ class Game:
         return game
 
     @classmethod
-    def resume(cls, record: GameRecord, *, rng: Any = None) -> Game:
+    def resume(cls, record: GameRecord, *, rng: Any = None, seats: Sequence[Seat] | None = None) -> Game:
         """Go on with a recorded, unfinished game: replayed, then played with a random die.
 
         The record is replayed as :meth:`replay` does (and checked the same
         way); the turns after it roll the die ``rng`` (a seed or generator,
-        as for :class:`Game`).
+        as for :class:`Game`). ``seats`` (the record's seats, in order, with
+        the same names and colours) give the seats their policies again
+        (a record keeps no policy: by default every seat is human).
 
         Raises
         ------
@@ -503,6 +677,12 @@ class Game:
         game = cls.replay(record)
         if game.is_over:
             raise GameError("the record is over: there is nothing to resume")
+        if seats is not None:
+            given = _make_seats(seats)
+            if [(s.name, s.colour) for s in given] != [(s.name, s.colour) for s in record.seats]:
+                raise GameError("resume: seats must be the record's seats (names and colours, in order)")
+            game._seats = given
+            game._choosers = seat_choosers(game._board, game._rules, given)
         game._script, game._rng = None, check_rng(rng)
         return game
 
@@ -530,20 +710,101 @@ class Game:
         if self._over:
             raise GameError("the game is over: no more turns can be played")
 
-    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> int:
+    def _advance(self, answer: int | None) -> list[Event]:
+        """Run the turn in progress on from ``answer`` (None: its start) to the next human choice or its end.
+
+        A seat with a policy answers its decisions here; the events not yet
+        returned are returned. Any error drops the turn (the game is as before it).
+        """
+        steps = self._steps
+        assert steps is not None  # a turn is in progress
+        self._decision = None
+        try:
+            decision = next(steps) if answer is None else steps.send(answer)
+            while (chooser := self._choosers[decision.seat]) is not None:
+                decision = steps.send(chooser(decision))
+        except StopIteration as stop:
+            self._steps = None
+            return self._finish_turn(stop.value)
+        except BaseException:
+            self._drop_turn()
+            raise
+        self._decision = decision
+        new = self._turn_events[self._shown :]
+        self._shown = len(self._turn_events)
+        return new
+
+    def _finish_turn(self, position: int) -> list[Event]:
+        """The end of the turn in progress: bump, finish, game over; log it and pass play on."""
+        seat, turn, events = self._current, self._total_turns, self._turn_events
+        position = self._apply_bump(seat, turn, position, events)
+        # commit: nothing before changed the game's state
+        self._positions[seat] = position
+        self._rolls[seat] += sum(isinstance(e, Roll) for e in events)
+        if position == self._board.size:
+            self._finished.append(seat)
+            events.append(Finish(seat=seat, turn=turn, place=len(self._finished)))
+            if self._mode == "classic" or len(self._finished) == len(self._seats):
+                self._over = True
+                events.append(GameOver(seat=seat, turn=turn, finishing_order=tuple(self._finished)))
+        self._end_turn(seat, events)
+        new, self._turn_events, self._shown = events[self._shown :], [], 0
+        return new
+
+    def _drop_turn(self) -> None:
+        """Forget the turn in progress (nothing of it was committed)."""
+        if self._steps is not None:
+            self._steps.close()
+        self._steps, self._decision, self._turn_events, self._shown = None, None, [], 0
+
+    def _waiting_message(self) -> str:
+        d = self.decision
+        how = "game.choose(die)" if d.kind == "die" else "game.pick(value)"
+        return (
+            f"the game waits for {self._seats[d.seat].name} to choose: {d.describe(self._seats[d.seat].name)} ({how})"
+        )
+
+    def _waiting_for(self, kind: str) -> Decision:
+        self._check_playable()
+        if self._decision is None:
+            raise GameError("the game waits for no choice now: take_turn() plays the next turn")
+        if self._decision.kind != kind:
+            raise GameError(self._waiting_message())
+        return self._decision
+
+    def _play_rolls(self, seat: int, turn: int, events: list[Event]) -> Generator[Decision, int, int]:
         """Make every roll of one turn; return the square where it ends (before any bump).
 
         What each roll does comes from the play kernel (:mod:`snlmarkov.playkernel`);
-        this method only draws the rolls and logs the events the kernel's story holds.
+        this method only draws the rolls, yields the mover's decisions (and
+        is sent their answers, checked by the caller) under a choice rule,
+        and logs the events the kernel's story holds.
         """
-        kern = self._kernel
+        rules = self._rules
         start = position = self._positions[seat]
+        others = tuple(p for i, p in enumerate(self._positions) if i != seat)
         sixes = 0
         while True:
-            capped = kern.is_capped(sixes)
+            capped = is_capped(rules, sixes)
             if capped:
                 events.append(CapReached(seat=seat, turn=turn, sixes=sixes))
-            value = self._roll(seat, turn, kern.law(capped), sixes=sixes)
+            if rules.choice == "die":
+                index = yield Decision(seat, turn, "die", position, sixes, start, capped, rules.choose_die, others)
+                kern = self._kernels[index]
+                events.append(ChooseDie(seat=seat, turn=turn, die=index, spec=kern.die.spec))
+                value = self._roll(seat, turn, kern.law(capped), kern.die, sixes=sixes)
+            elif rules.choice == "move":
+                kern = self._kernels[0]
+                law = kern.law(capped)
+                thrown = tuple(
+                    self._roll(seat, turn, law, kern.die, sixes=sixes) for _ in range(rules.choose_move or 1)
+                )
+                events.append(RolledDice(seat=seat, turn=turn, values=thrown, capped=capped))
+                value = yield Decision(seat, turn, "move", position, sixes, start, capped, thrown, others)
+                events.append(ChooseMove(seat=seat, turn=turn, value=value))
+            else:
+                kern = self._kernels[0]
+                value = self._roll(seat, turn, kern.law(capped), kern.die, sixes=sixes)
             story = kern.story(position, sixes, start, value)
             if not story.dealt:  # the draw and the kernel disagree on the die: a bug, never a game
                 raise DiceError(f"a roll of {value} after {sixes} sixes cannot be dealt under these rules")
@@ -565,8 +826,8 @@ class Game:
             return rules.bump_to
         return position
 
-    def _roll(self, seat: int, turn: int, law: Die, *, sixes: int) -> int:
-        """One throw of ``law`` (the die, or the die without its top value for a redealt roll)."""
+    def _roll(self, seat: int, turn: int, law: Die, die: Die, *, sixes: int) -> int:
+        """One throw of ``law`` (``die``, or ``die`` without its top value for a redealt roll)."""
         if self._rng is not None:
             return draw(law, self._rng)
         if self._script is None:  # pragma: no cover - a Game has a generator or a script
@@ -576,7 +837,6 @@ class Game:
             value = next(self._script)
         except StopIteration:
             raise DiceError(f"the scripted dice ran out in {where}") from None
-        die = self._rules.die
         if not _is_int(value) or value not in die.values:
             raise DiceError(f"scripted roll {value!r} in {where} is not a face {describe_values(die)} of the die")
         if value not in law.values:

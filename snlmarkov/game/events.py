@@ -20,6 +20,13 @@ come in the order they happened:
   game ended;
 * a skipped turn holds a single :class:`Skip`.
 
+Under a rule set with a choice (``docs/rules.md``, "Choices") each roll is
+preceded by the mover's choice: :class:`ChooseDie` (``choose_die``: the die
+picked, before the roll it is rolled for), or :class:`RolledDice` (the ``k``
+dice thrown under ``choose_move``) and :class:`ChooseMove` (the value
+picked); the :class:`Roll` that follows is the value that moves. A
+:class:`CapReached` comes before the choice.
+
 Events convert to plain data with :meth:`Event.to_dict` and back with
 :func:`event_from_dict`, and say what happened in words with
 :meth:`Event.describe`.
@@ -51,6 +58,9 @@ from ..errors import GameError
 __all__ = [
     "Event",
     "Roll",
+    "ChooseDie",
+    "RolledDice",
+    "ChooseMove",
     "Enter",
     "FailedEnter",
     "Move",
@@ -115,18 +125,22 @@ class Event:
             if field_type == "bool":
                 if not isinstance(value, bool):
                     raise GameError(f"{name} must be True or False; got {value!r}")
+            elif field_type == "str":
+                if not isinstance(value, str) or not 0 < len(value) <= 200 or not value.isprintable():
+                    raise GameError(f"{name} must be a short printable string; got {value!r}"[:200])
             elif field_type == "int":
                 if type(value) is int and value >= low:
                     continue  # the common case, kept fast: games make many events
                 if not _is_int(value) or value < low:
                     raise GameError(f"{name} must be an integer >= {low}; got {value!r}")
                 object.__setattr__(self, field_name, int(value))
-            else:  # a tuple of seat indices
+            else:  # a tuple of seat indices (or die values)
+                what = "die values" if field_name == "values" else "seat indices"
                 if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-                    raise GameError(f"{name} must be a sequence of seat indices; got {value!r}")
+                    raise GameError(f"{name} must be a sequence of {what}; got {value!r}"[:300])
                 items = tuple(value)
-                if not all(_is_int(v) and v >= 0 for v in items):
-                    raise GameError(f"{name} must hold seat indices >= 0; got {items!r}")
+                if len(items) > 64 or not all(_is_int(v) and v >= 0 for v in items):
+                    raise GameError(f"{name} must hold at most 64 {what} >= 0; got {items!r}"[:300])
                 object.__setattr__(self, field_name, tuple(int(v) for v in items))
 
     def to_dict(self) -> dict[str, Any]:
@@ -181,6 +195,67 @@ class Roll(Event):
 
     def describe(self, name: str) -> str:
         return f"{name} rolls a {self.value}" + (" (capped roll)" if self.capped else "")
+
+
+@dataclass(frozen=True)
+class ChooseDie(Event):
+    """Under ``choose_die``: the mover picks die number ``die`` (0-based, in
+    ``rules.choose_die``; ``spec`` is its text form) for the roll that follows.
+
+    Examples
+    --------
+    >>> ChooseDie(seat=0, turn=0, die=1, spec="d6").describe("Ann")
+    'Ann chooses the d6'
+    """
+
+    kind: ClassVar[str] = "choose_die"
+
+    die: int
+    spec: str
+
+    def describe(self, name: str) -> str:
+        return f"{name} chooses the {self.spec}"
+
+
+@dataclass(frozen=True)
+class RolledDice(Event):
+    """Under ``choose_move``: the ``k`` dice thrown (``values``, in the order
+    drawn); ``capped`` as for :class:`Roll` (drawn from the die without its
+    top value at the cap under ``redeal``). A :class:`ChooseMove` follows.
+
+    Examples
+    --------
+    >>> RolledDice(seat=0, turn=0, values=(2, 5), capped=False).describe("Ann")
+    'Ann rolls 2 and 5'
+    """
+
+    kind: ClassVar[str] = "rolled_dice"
+
+    values: tuple[int, ...]
+    capped: bool = False
+
+    def describe(self, name: str) -> str:
+        shown = ", ".join(map(str, self.values[:-1])) + f" and {self.values[-1]}" if self.values else "nothing"
+        return f"{name} rolls {shown}" + (" (capped roll)" if self.capped else "")
+
+
+@dataclass(frozen=True)
+class ChooseMove(Event):
+    """Under ``choose_move``: the mover moves by ``value``, one of the dice
+    just rolled (a :class:`Roll` of that value follows).
+
+    Examples
+    --------
+    >>> ChooseMove(seat=0, turn=0, value=5).describe("Ann")
+    'Ann moves by the 5'
+    """
+
+    kind: ClassVar[str] = "choose_move"
+
+    value: int
+
+    def describe(self, name: str) -> str:
+        return f"{name} moves by the {self.value}"
 
 
 @dataclass(frozen=True)
@@ -473,6 +548,9 @@ EVENT_TYPES: Mapping[str, type[Event]] = types.MappingProxyType(
         cls.kind: cls
         for cls in (
             Roll,
+            ChooseDie,
+            RolledDice,
+            ChooseMove,
             Enter,
             FailedEnter,
             Move,

@@ -43,6 +43,8 @@ from ..rules import MODES, Rules
 from ..state import GameState
 from .events import (
     Bump,
+    ChooseDie,
+    ChooseMove,
     Event,
     Finish,
     Forfeit,
@@ -51,6 +53,7 @@ from .events import (
     Move,
     Restart,
     Roll,
+    RolledDice,
     Skip,
     Snake,
     _is_int,
@@ -177,7 +180,10 @@ class GameRecord:
     log : tuple of Event
         Every event of the game in order.
     dice : tuple of int
-        Every value the die showed, in order (capped rolls as dealt).
+        Every value the die showed, in order (capped rolls as dealt): the
+        values of the log's :class:`~snlmarkov.game.events.Roll` events.
+        Under ``choose_move`` these are the values moved; every die thrown
+        is in the ``rolled_dice`` events (:meth:`throws`).
     positions : tuple of int
         Each seat's square at the end of the log.
     finishing_order : tuple of int
@@ -244,7 +250,7 @@ class GameRecord:
         log = tuple(self.log)
         if not all(isinstance(e, Event) for e in log):
             raise GameError("GameRecord.log must hold events")
-        _check_ranges(log, self.board.size, frozenset(self.rules.die.values), len(seats))
+        _check_ranges(log, self.board.size, self.rules, len(seats))
         object.__setattr__(self, "seats", seats)
         object.__setattr__(self, "log", log)
         for name in ("dice", "positions", "finishing_order"):
@@ -277,6 +283,25 @@ class GameRecord:
             raise GameError("GameRecord.signature must be empty or 64 lower-case hex digits")
 
     # ------------------------------------------------------------ views
+    def throws(self) -> tuple[int, ...]:
+        """Every value a die showed, in order: :attr:`dice`, or under ``choose_move`` every die thrown.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules, Seat
+        >>> game = Game(Board(10), Rules(choose_move=2), [Seat("Bot", "red", policy="greedy")], dice=[3, 5, 1, 5])
+        >>> record = game.play()
+        >>> record.dice, record.throws()
+        ((5, 5), (3, 5, 1, 5))
+        """
+        if self.rules.choice != "move":
+            return self.dice
+        return tuple(v for e in self.log if isinstance(e, RolledDice) for v in e.values)
+
+    def choices(self) -> tuple[Event, ...]:
+        """The choices logged, in order (``choose_die`` and ``choose_move`` events; none under plain rules)."""
+        return tuple(e for e in self.log if isinstance(e, (ChooseDie, ChooseMove)))
+
     def turns(self) -> tuple[TurnSummary, ...]:
         """The game turn by turn (see :class:`TurnSummary`).
 
@@ -547,8 +572,10 @@ _SQUARE_FIELDS = {
 }
 
 
-def _check_ranges(log: tuple[Event, ...], size: int, values: frozenset[int], n_seats: int) -> None:
-    """Refuse events whose squares are off the board, rolls off the die, or seats and places past the table."""
+def _check_ranges(log: tuple[Event, ...], size: int, rules: Rules, n_seats: int) -> None:
+    """Refuse events whose squares are off the board, rolls off the dice, choices the rules do not
+    offer, or seats and places past the table (the order of the choices is for the replay to check)."""
+    values = frozenset(v for d in rules.choose_die or (rules.die,) for v in d.values)
     for e in log:
         where = f"GameRecord.log: turn {e.turn}"
         if e.seat >= n_seats:
@@ -559,10 +586,31 @@ def _check_ranges(log: tuple[Event, ...], size: int, values: frozenset[int], n_s
                 raise GameError(f"{where}: {type(e).__name__}.{name}={value} is off the board 0..{size}")
         if isinstance(e, Roll) and e.value not in values:
             raise GameError(f"{where}: a roll of {e.value}, which the die cannot show")
+        if isinstance(e, (ChooseDie, RolledDice, ChooseMove)):
+            _check_choice(e, where, rules, values)
         if isinstance(e, Finish) and e.place > n_seats:
             raise GameError(f"{where}: finishing place {e.place} with {n_seats} seats")
         if isinstance(e, GameOver) and any(s >= n_seats for s in e.finishing_order):
             raise GameError(f"{where}: the finishing order {e.finishing_order} names a seat past {n_seats - 1}")
+
+
+def _check_choice(e: Event, where: str, rules: Rules, values: frozenset[int]) -> None:
+    """Refuse a choice event the rules do not offer: no such choice, a die not offered, a value off the die."""
+    dice = rules.choose_die
+    if isinstance(e, ChooseDie):
+        if rules.choice != "die":
+            raise GameError(f'{where}: a choice of die, but these rules offer none (docs/rules.md, "Choices")')
+        if e.die >= len(dice) or e.spec != dice[e.die].spec:
+            offered = ", ".join(f"{i}: {d.spec}" for i, d in enumerate(dice))
+            raise GameError(f"{where}: die {e.die} ({e.spec}) is not one the rules offer ({offered})"[:300])
+        return
+    if rules.choice != "move":
+        raise GameError(f'{where}: a {e.kind} event, but these rules choose no move (docs/rules.md, "Choices")')
+    shown = e.values if isinstance(e, RolledDice) else (e.value,)  # type: ignore[attr-defined]
+    if any(v not in values for v in shown):
+        raise GameError(f"{where}: {e.kind} holds a value the die cannot show: {shown}"[:300])
+    if isinstance(e, RolledDice) and len(e.values) != rules.choose_move:
+        raise GameError(f"{where}: {len(e.values)} dice thrown; the rules throw {rules.choose_move}")
 
 
 def _summarise(  # noqa: C901

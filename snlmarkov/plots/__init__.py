@@ -1,4 +1,4 @@
-"""Figures: the board, heat maps, game lengths, rule toggles, jumps, races, cross-checks.
+"""Figures: the board, heat maps, game lengths, rule toggles, jumps, races, cross-checks, policies.
 
 Every plotting function takes ``ax=None`` (a new figure is made when it is
 omitted), draws on that axes and returns it; none calls ``show()``. The
@@ -26,6 +26,7 @@ from .heatmap import plot_board_heatmap, plot_landings, plot_occupancy
 from .jumps import plot_jump_effects
 from .lengths import plot_length_cdf, plot_length_pmf
 from .odds import plot_odds
+from .policy import plot_policy
 from .race import plot_places, plot_win_chances
 from .spinner import plot_spinner_ranges
 from .toggles import plot_toggles
@@ -42,6 +43,7 @@ __all__ = [
     "plot_occupancy",
     "plot_odds",
     "plot_places",
+    "plot_policy",
     "plot_spinner_ranges",
     "plot_toggles",
     "plot_win_chances",

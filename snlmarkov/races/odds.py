@@ -36,7 +36,8 @@ from ..state import GameState
 from .core import EXACT_JOINT_PLAYERS, check_tail
 from .fromstate import StateRace
 from .joint import JointMover
-from .result import _METHOD_INDEPENDENT, _METHOD_JOINT
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_POLICIES
+from .seatchains import SeatChains, refuse_choice
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
@@ -186,6 +187,12 @@ class Odds(StateRace):
     mode : {"classic", "last_one_standing"}, default "classic"
     tail : float, default 1e-13
         Length distributions stop once less than this is left.
+    policies : tuple of Policy, optional
+        Under a rule set with a choice (refused without them): the policy
+        each seat plays, as :func:`~snlmarkov.races.core.race` takes them.
+        The odds assume every seat plays its policy. Where the tokens
+        interact (``bump``, or race policies) each query runs the joint chain
+        forwards from its state (no value table is solved).
 
     Raises
     ------
@@ -224,26 +231,35 @@ class Odds(StateRace):
         mode: str = "classic",
         *,
         tail: float = DEFAULT_TAIL,
+        policies: Any = None,
     ) -> None:
         board, rules = board_arg(board), rules_arg(rules)
         k = players_arg(players)
         mode = mode_arg(mode)
         tail = check_tail(tail)
         rules.check_board(board)
+        if policies is None:
+            refuse_choice(rules, "Odds()")
+        chains = None if policies is None else SeatChains.of(board, rules, policies, k)
         if rules.bump and k > EXACT_JOINT_PLAYERS:
             raise SnlError(
                 f"exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players, not {k}; "
                 "race(..., state=...) estimates one state by simulation"
             )
-        super().__init__(board, rules, k, mode, tail=tail)
+        super().__init__(board, rules, k, mode, tail=tail, chains=chains)
         self._table = None
-        if rules.bump and k > 1:
-            self._mover = JointMover.of(self._model, rules)
+        if chains is not None:
+            for seat in range(k):  # built now: every query reads them (a joint chain runs per query)
+                self._passage_of(seat)
+        elif rules.bump and k > 1:
+            self._mover = JointMover.of(self._models[0], rules)
             self._table = build_value_table(self._mover, k, self.mode)
             self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
         else:
-            self._passage  # noqa: B018 (built now: every query reads it)
+            self._passage_of(0)  # built now: every query reads it
         self.method = _METHOD_JOINT if self._table is not None else _METHOD_INDEPENDENT
+        if chains is not None and chains.joint:
+            self.method = _METHOD_POLICIES
 
     def __repr__(self) -> str:
         return (

@@ -327,6 +327,7 @@ def evaluate(
     max_horizon: int = 20_000,
     shares: Any = (),
     boards: Sequence[Board] = (),
+    compact: bool = True,
 ) -> BatchFigures:
     """Exact mean, variance (and, if asked, length distribution and jump shares) of a batch of boards.
 
@@ -347,6 +348,12 @@ def evaluate(
     boards : sequence of Board, optional
         The boards themselves, used only for the (rare) board whose squares do
         not all climb, which is solved by the general sparse model.
+    compact : bool, default True
+        Solve only for the squares a turn can end on (:func:`resting_states`,
+        padded to the batch's largest count: faster). With False every square
+        is kept, so that a board's figures do not depend on the other boards
+        of its batch, to the last bit (what :func:`~snlmarkov.sweep` needs:
+        its table must not depend on how it is split into tasks).
 
     Examples
     --------
@@ -371,7 +378,7 @@ def evaluate(
             hi = min(b_count, lo + per_block)
             sub_boards = boards[lo:hi] if len(boards) else ()
             parts.append(
-                _evaluate_block(dest[lo:hi], rules, horizon, tail, max_horizon, share_sq[lo:hi], sub_boards, n)
+                _evaluate_block(dest[lo:hi], rules, horizon, tail, max_horizon, share_sq[lo:hi], sub_boards, n, compact)
             )
     if not parts:
         empty = np.zeros(0)
@@ -392,10 +399,10 @@ def _pad_survival(surv: np.ndarray, tail_m: np.ndarray, width: int) -> np.ndarra
     return np.concatenate([surv, pad], axis=1)
 
 
-def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n):
+def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n, compact=True):
     b_count = dest.shape[0]
     if _fast(rules):
-        matrix, ascends = turn_matrices(dest, rules, resting_states(dest, rules))
+        matrix, ascends = turn_matrices(dest, rules, resting_states(dest, rules) if compact else None)
     else:
         matrix, ascends = _general_matrices(dest, rules, boards)
     c = matrix.shape[1]
@@ -414,7 +421,10 @@ def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n
     for i in np.flatnonzero(~ascends):  # some square cannot climb: the exact sparse model decides
         mean[i], var[i], winnable[i] = _general_one(dest[i], rules, boards[i] if len(boards) else None)
     surv, tail_m = _survival(q, winnable, horizon, tail, max_horizon)
-    share = _shares(dest, rules, share_sq, winnable, ascends, boards) if share_sq.shape[1] else np.zeros((b_count, 0))
+    if share_sq.shape[1]:
+        share = _shares(dest, rules, share_sq, winnable, ascends, boards, compact)
+    else:
+        share = np.zeros((b_count, 0))
     return mean, var, winnable, surv, tail_m, share
 
 
@@ -439,7 +449,7 @@ def _survival(q: np.ndarray, winnable: np.ndarray, horizon: int, tail: float, ma
     return surv, surv[:, -1]
 
 
-def _shares(dest, rules, share_sq, winnable, ascends, boards):
+def _shares(dest, rules, share_sq, winnable, ascends, boards, compact=True):
     """The chance that one game lands on each asked square (a jump start) at least once.
 
     Landing on the square is made a second absorbing state; its absorption
@@ -453,7 +463,8 @@ def _shares(dest, rules, share_sq, winnable, ascends, boards):
     if good.size:
         mod = np.repeat(dest[good], j, axis=0)  # one copy of the board per asked square
         mod[np.arange(mod.shape[0]), share_sq[good].ravel()] = n + 1
-        matrix, _ = turn_matrices(mod, rules, resting_states(mod, rules))  # still climbs: the landing absorbs
+        states = resting_states(mod, rules) if compact else None
+        matrix, _ = turn_matrices(mod, rules, states)  # still climbs: the landing absorbs
         c = matrix.shape[1]
         a = -matrix[:, :, :c]
         a[:, np.arange(c), np.arange(c)] += 1.0

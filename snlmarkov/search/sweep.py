@@ -1,7 +1,12 @@
 """Sweeps: exact figures for every (board, rules) pair, on one core or any executor.
 
 :func:`sweep` evaluates the grid ``boards x rules`` and returns one row per
-pair (board-major order). Rows are computed independently, in chunks, by a
+pair (board-major order). Rows of one token on boards of up to
+:data:`BATCH_MAX_SQUARES` squares come from the batched dense evaluator that
+``design`` uses (:func:`~snlmarkov.search.batch.evaluate`, every board on a
+shape of its own, so a row does not depend on its neighbours); races and
+larger boards take one :func:`~snlmarkov.analyze` (and :func:`~snlmarkov.race`)
+per pair. Chunks of pairs are computed by a
 :class:`concurrent.futures.Executor` when one is given (a
 ``ProcessPoolExecutor`` for the cores of one machine, or a Dask
 ``distributed.Client(...).get_executor()`` for a cluster); the table is the
@@ -25,11 +30,13 @@ import numpy as np
 from ..analysis.single import Analysis, analyze
 from ..args import mode_arg, players_arg
 from ..board import Board
+from ..chain.mechanics import batchable
 from ..errors import BoardError, LimitError, MetricError, RuleError, SnlError, SweepError
 from ..limits import limit, show_value
 from ..races.core import race
 from ..rules import Rules
 from ..sim.parallel import seed_root
+from .batch import BatchFigures, destinations, evaluate
 
 __all__ = [
     "sweep",
@@ -262,15 +269,118 @@ def unpack_board(data: Mapping[str, Any]) -> Board:
 def _evaluate_chunk(
     tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]], options: Mapping[str, Any]
 ) -> list[tuple[int, bool, Any]]:
-    """Rows of one chunk: ``(index, True, row)``, or ``(index, False, "Type: message")`` for the pair that failed."""
+    """Rows of one chunk: ``(index, True, row)``, or ``(index, False, "Type: message")`` for the pair that failed.
+
+    The pairs the batched evaluator can answer (:func:`_batch_rows`) are
+    solved together; the others, and any it leaves, one by one.
+    """
+    try:
+        batched = _batch_rows(tasks, options)
+    except Exception:  # noqa: BLE001  (the one-by-one path below reports the pair that fails)
+        batched = {}
     out: list[tuple[int, bool, Any]] = []
     for index, packed, rules, seed in tasks:
+        if index in batched:
+            out.append((index, True, batched[index]))
+            continue
         try:
             out.append((index, True, _row(unpack_board(packed), rules, options, seed)))
         except Exception as exc:  # reported in the caller with the board that failed
             out.append((index, False, f"{type(exc).__name__}: {exc}"))
             break
     return out
+
+
+#: Boards of at most this many squares are swept by the batched dense evaluator of
+#: :mod:`snlmarkov.search.batch` (the one ``design`` uses) when a row needs only its figures.
+BATCH_MAX_SQUARES = 200
+#: The metrics the batched evaluator answers too (jump shares are its hit probabilities).
+_BATCH_METRICS = frozenset({"ladder_share_min", "snake_share_max", "longest_ladder", "longest_snake"})
+
+
+def _batchable_pair(board: Board, rules: Rules, options: Mapping[str, Any]) -> bool:
+    """Whether the batched evaluator gives this pair's whole row."""
+    if options["players"] != 1 or not set(options["metrics"]) <= _BATCH_METRICS:
+        return False
+    if not batchable(rules) or board.size > BATCH_MAX_SQUARES:
+        return False
+    shares = {"ladder_share_min", "snake_share_max"} & set(options["metrics"])
+    return not shares or bool(board.ladders and board.snakes)
+
+
+def _batch_rows(
+    tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]], options: Mapping[str, Any]
+) -> dict[int, dict[str, Any]]:
+    """The rows of the pairs that :func:`_batchable_pair` admits, solved board batch by board batch.
+
+    Each (rules, size) group is one call of :func:`~snlmarkov.search.batch.evaluate`
+    (mean, variance, the length distribution as far as the row reads it, jump
+    shares): the same figures as :func:`_row`'s ``analyze``,
+    from dense stacked solves. A pair it cannot finish (a board that cannot
+    be won, a quantile beyond its horizon) is left to :func:`_row`.
+    """
+    groups: dict[tuple[Rules, int], list[tuple[int, Board]]] = {}
+    for index, packed, rules, _ in tasks:
+        board = unpack_board(packed)
+        if _batchable_pair(board, rules, options):
+            groups.setdefault((rules, board.size), []).append((index, board))
+    horizon = max([int(t) for t in options["longer_than"]] + [1])
+    # the row reads the distribution up to its largest quantile and its p_longer_t: step until every
+    # board's mass left is below 1 - that quantile (then each quantile is found), not to the far tail
+    reach = 1.0 - max([float(q) for q in options["quantiles"]] + [0.5])
+    out: dict[int, dict[str, Any]] = {}
+    for (rules, _), members in groups.items():
+        boards = [b for _, b in members]
+        want = [m for m in options["metrics"] if m in ("ladder_share_min", "snake_share_max")]
+        shares = np.zeros((len(boards), 0), dtype=np.int64)
+        if want:
+            cols = [(list(b.ladders), list(b.snakes)) for b in boards]
+            width = max(len(f) + len(h) for f, h in cols)
+            shares = np.array([(f + h + [f[0]] * width)[:width] for f, h in cols], dtype=np.int64)
+        fig = evaluate(
+            destinations(boards), rules, horizon=horizon, tail=reach, shares=shares, boards=boards, compact=False
+        )
+        for k, (index, board) in enumerate(members):
+            row = _batch_row(fig, k, board, options, shares)
+            if row:
+                out[index] = row
+    return out
+
+
+def _batch_row(
+    fig: BatchFigures, k: int, board: Board, options: Mapping[str, Any], shares: np.ndarray
+) -> dict[str, Any]:
+    """Board ``k``'s row from the batch's figures (``{}`` when the batch cannot give all of it)."""
+    if not fig.winnable[k]:
+        return {}
+    surv = fig.survival[k]
+    cdf = 1.0 - surv
+
+    def ppf(q: float) -> Any:
+        hit = np.flatnonzero(cdf >= q - 1e-15)
+        return int(hit[0]) if hit.size else None
+
+    median = ppf(0.5)
+    quants = {_quantile_name(q): ppf(q) for q in options["quantiles"]}
+    if median is None or any(v is None for v in quants.values()):
+        return {}
+    row: dict[str, Any] = {
+        "expected_turns": float(fig.mean[k]),
+        "sd_turns": float(np.sqrt(max(float(fig.var[k]), 0.0))),
+        "median_turns": median,
+    }
+    row.update(quants)
+    for t in options["longer_than"]:
+        row[f"p_longer_{t}"] = float(max(surv[int(t)], 0.0))
+    n_feet = len(board.ladders)
+    for name in options["metrics"]:
+        if name == "ladder_share_min":
+            row[name] = float(np.min(fig.jump_share[k, :n_feet]))
+        elif name == "snake_share_max":
+            row[name] = float(np.max(fig.jump_share[k, n_feet : n_feet + len(board.snakes)]))
+        else:
+            row[name] = _SINGLE[name](None, board)  # type: ignore[arg-type]  # the longest jumps read the board only
+    return row
 
 
 def sweep(
@@ -316,7 +426,7 @@ def sweep(
         ``Client.get_executor()``, ... The table is the same as without one.
     chunksize : int, default 0
         Pairs per task sent to the executor; 0 picks about four tasks per
-        worker (at most 64 pairs each).
+        worker (at most 256 pairs each; serially, chunks of 256).
     rng : None, int, numpy.random.SeedSequence or Generator
         Seeds Monte Carlo races (``bump`` with 4 or more players): each pair
         gets its own stream from ``SeedSequence.spawn``, so the table does not
@@ -461,11 +571,15 @@ def _run(
     return rows
 
 
+#: Pairs per chunk when a sweep runs here (one batched solve per chunk; the progress bar moves per chunk).
+SERIAL_CHUNK = 256
+
+
 def _auto_chunk(n_tasks: int, executor: cf.Executor | None) -> int:
     if executor is None:
-        return 1
+        return SERIAL_CHUNK
     workers = getattr(executor, "_max_workers", 0) or 4
-    return max(1, min(64, math.ceil(n_tasks / (4 * workers))))
+    return max(1, min(SERIAL_CHUNK, math.ceil(n_tasks / (4 * workers))))
 
 
 class _NoBar:
