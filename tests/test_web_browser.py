@@ -165,7 +165,7 @@ def test_the_house_rules_pick_a_die_and_the_room_shows_it(server, browser):
 def test_choose_the_die_against_an_optimal_ai_with_the_coach(server, browser):
     """House rules "choose the die" (d4 or d6) against an optimal AI seat: die buttons, the coach's line, its setting."""
     d = browser()
-    d.get(server.base + "/?speed=fast")
+    open_page(d, server.base + "/?speed=fast")
     by_id(d, "mode-ai").click()
     assert all_css(d, "select.seat-strength")[0].get_attribute("value") == "optimal"
     for spec in ("d4", "d6"):
