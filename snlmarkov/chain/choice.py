@@ -13,6 +13,12 @@ the policy's order among those rolled, so a state's law of the move is
 ``T_r**k - T_(r+1)**k`` for the value in place ``r`` (``T_r`` the chance that
 one die shows a value in place ``r`` or later): no enumeration of the rolls.
 
+The solves number the states square by square (a nearly block triangular
+system for :class:`~snlmarkov.chain.solve.BlockLU`), and run only over the
+states a turn can reach (:attr:`DecisionProcess.live`: under
+``on_cap="forfeit"`` a few per square of the ``N`` origins); the others are
+filled level by level, a bonus roll always leading one level up.
+
 Examples
 --------
 >>> from snlmarkov import Board, Rules
