@@ -403,7 +403,7 @@ def _table_from_dict(data: Mapping[str, Any], extra: dict[str, Any]) -> Policy:
         raise PolicyError("a table policy needs its rules")
     rules = Rules(**rules_data)
     shape = data.get("shape")
-    want = decision_shape(board, rules, others=max(0, len(shape) - 5) if isinstance(shape, list) else 0)
+    want = decision_shape(board, rules, others=max(0, len(shape) - 4) if isinstance(shape, list) else 0)
     if shape != list(want):
         raise PolicyError(f"shape must be {list(want)} for this board and these rules; got {show_value(shape)}")
     ranks = _decode(data.get("ranks", ""), want)

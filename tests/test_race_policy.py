@@ -396,3 +396,22 @@ def test_the_simulation_check_catches_planted_mistakes(
     # the exact race with the seats' policies the wrong way round
     swapped = snl.race(SIM_BOARD, SIM_RULES, 2, policies=(snl.Policy.fixed(4), sim_pair[0])).win_probability[1]
     assert abs(_z(simulated["against_d4"], 0, swapped)) > Z_CRIT
+
+
+def test_odds_of_two_under_policies_read_a_table_that_agrees_with_the_forward_chain() -> None:
+    board, rules = snl.Board(30, {4: 14, 9: 27, 17: 7, 28: 12}), snl.Rules.preset("family").replace(choose_die=(4, 6))
+    pair = snl.optimal_policy(board, rules, players=2, objective="win")
+    for policies in (pair, (snl.Policy.fixed(4), pair[1])):
+        for mode in ("classic", "last_one_standing"):
+            odds = snl.Odds(board, rules, 2, mode, policies=policies)
+            for state in (snl.GameState((0, 0)), snl.GameState((20, 11), to_move=1), snl.GameState((27, 1))):
+                forward = odds(state)  # the joint chain run forwards from the state
+                assert np.abs(odds.place_probability(state) - forward.place_probability).max() < TOL
+
+
+def test_a_race_policy_round_trips_through_json(pair: tuple[snl.Policy, snl.Policy], tmp_path) -> None:
+    loaded = tuple(snl.Policy.load(p.save(tmp_path / f"seat{i}.json")) for i, p in enumerate(pair))
+    assert all(np.array_equal(a.table.ranks, b.table.ranks) for a, b in zip(loaded, pair))
+    assert loaded[1].value == pair[1].value and loaded[0].table.others == 1
+    r = snl.race(BOARD, snl.Rules(choose_die=(4, 6)), 2, policies=loaded)
+    assert abs(r.win_probability[0] - pair[0].value) < TOL
