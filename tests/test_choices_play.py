@@ -352,3 +352,11 @@ def test_stored_games_under_a_choice_rule_test_every_die_thrown(rules):
     dice = Rules(choose_die=(Die(6), Die(8)), on_cap="forfeit") if rules.choice == "die" else rules
     caught = check_stored([Game(board, dice, seats, dice=loaded()).play() for _ in range(200)], alpha=1e-6)
     assert not caught.passed and "dice" in [c.name for c in caught.groups[0].checks if not c.passed]
+
+
+def test_event_tuples_keep_their_limits():
+    from snlmarkov.game.events import GameOver
+
+    assert len(GameOver(seat=0, turn=9, finishing_order=tuple(range(1000))).finishing_order) == 1000  # MAX_SEATS
+    with pytest.raises(GameError, match="at most 8 are thrown"):
+        RolledDice(seat=0, turn=0, values=(1,) * 9)
