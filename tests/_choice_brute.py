@@ -36,8 +36,9 @@ from fractions import Fraction
 from math import inf
 
 import numpy as np
+from _dice_brute import _solve  # exact Gauss-Jordan, written from the rules page too
 
-__all__ = ["ChoiceModel", "exact_values", "float_values", "brute_force", "within_values"]
+__all__ = ["ChoiceModel", "exact_values", "float_values", "brute_force", "within_values", "hit_and_landings"]
 
 
 class ChoiceModel:
@@ -139,6 +140,54 @@ class ChoiceModel:
         if v == top and r.bonus_on_six:
             return ("go", (q, self._next_level(lv), o))
         return ("end", q)
+
+    def landed(self, st, v: int, top: int) -> tuple:
+        """The squares showing ``v`` from ``st`` lands on (docs/rules.md, reading 7 and "Chained jumps").
+
+        The square a move brings the token to before a jump acts (a bounce
+        target, the finish under ``none``), then every later square of the
+        chain where a jump acts; a move of 0, an overshoot under ``stay``, an
+        entering roll and a six voided by ``forfeit`` or sent home by
+        ``restart`` land nowhere.
+        """
+        p, lv, _ = st
+        r, n = self.rules, self.n
+        if v == 0 or (r.start_on_six and p == 0 and lv == 0):
+            return ()
+        if self.cap is not None and lv >= self.cap and v == top and r.on_cap in ("forfeit", "restart"):
+            return ()
+        t = p + v
+        bounced = False
+        if t > n:
+            if r.finish == "stay":
+                return ()
+            if r.finish == "none":
+                return (n,)
+            t, bounced = 2 * n - t, True
+        out = [t]
+        if bounced and not r.jump_after_bounce:
+            return tuple(out)
+        while t in self.jumps and self.jumps[t] in self.jumps:  # the chain goes on: its next jump acts too
+            t = self.jumps[t]
+            out.append(t)
+        return tuple(out)
+
+    def landing_law(self, st, a: int) -> dict:
+        """``{(outcome, squares landed on): probability}`` of action ``a`` in ``st``."""
+        out: dict = defaultdict(Fraction)
+        if self.choice == "die":
+            die = self.dice[a]
+            for v, pr in self.die_law(die, st):
+                out[(self.outcome(st, v, die.top), self.landed(st, v, die.top))] += pr
+        else:
+            action = self.move_actions[a]
+            for roll in itertools.product(self.die_law(self.die, st), repeat=self.k):
+                pr = Fraction(1)
+                for _, q in roll:
+                    pr *= q
+                v = self.chosen(action, tuple(x for x, _ in roll))
+                out[(self.outcome(st, v, self.die.top), self.landed(st, v, self.die.top))] += pr
+        return dict(out)
 
     def die_law(self, die, st):
         """The pmf of one die rolled from ``st``: redealt without its top at the cap under redeal."""
@@ -248,27 +297,8 @@ def exact_values(model: ChoiceModel, policy) -> list:
     trans, cost = model.rows(policy)
     ok = _proper(trans, cost)
     keep = [i for i in range(len(trans)) if ok[i]]
-    pos = {i: k for k, i in enumerate(keep)}
-    m = len(keep)
-    a = [[Fraction(0)] * (m + 1) for _ in range(m)]
-    for k, i in enumerate(keep):
-        a[k][k] += 1
-        for j, pr in trans[i].items():
-            a[k][pos[j]] -= pr
-        a[k][m] = cost[i]
-    for col in range(m):  # Gauss-Jordan, exact
-        piv = next(r for r in range(col, m) if a[r][col] != 0)
-        a[col], a[piv] = a[piv], a[col]
-        inv = 1 / a[col][col]
-        a[col] = [x * inv for x in a[col]]
-        for r in range(m):
-            if r != col and a[r][col] != 0:
-                f = a[r][col]
-                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
-    out: list = [inf] * len(trans)
-    for k, i in enumerate(keep):
-        out[i] = a[k][m]
-    return out
+    solved = _solve(keep, {i: (cost[i], trans[i]) for i in keep}) if keep else {}
+    return [solved.get(i, inf) for i in range(len(trans))]
 
 
 def float_values(model: ChoiceModel, policy) -> np.ndarray:
@@ -377,3 +407,40 @@ def within_values(model: ChoiceModel, turns: int) -> list[dict]:
         out.append(cur)
         prev = cur
     return out
+
+
+def hit_and_landings(model: ChoiceModel, policy, square: int) -> tuple:
+    """From the turn start on 0 under ``policy``: the chance of ever landing on ``square``, and the expected landings there.
+
+    Exact: ``h(s) = sum p * (1 if the roll lands on square else h(next))``
+    and ``L(s) = sum p * (landings of the roll on square + L(next))`` over
+    the states the policy reaches from 0 (the finish: 0).
+    """
+    start = model.start(0)
+    reach, todo, laws = {start}, [start], {}
+    while todo:
+        st = todo.pop()
+        laws[st] = model.landing_law(st, policy[model.index[st]])
+        for ((what, target), _), _pr in laws[st].items():
+            nxt = target if what == "go" else (None if target == model.n else model.start(target))
+            if nxt is not None and nxt not in reach:
+                reach.add(nxt)
+                todo.append(nxt)
+    states = sorted(reach)
+    hit_rows, land_rows = {}, {}
+    for st in states:
+        hb, lb = Fraction(0), Fraction(0)
+        hc: dict = defaultdict(Fraction)
+        lc: dict = defaultdict(Fraction)
+        for ((what, target), landed), pr in laws[st].items():
+            nxt = target if what == "go" else (None if target == model.n else model.start(target))
+            lb += pr * landed.count(square)
+            if nxt is not None:
+                lc[nxt] += pr
+            if square in landed:
+                hb += pr
+            elif nxt is not None:
+                hc[nxt] += pr
+        hit_rows[st] = (hb, dict(hc))
+        land_rows[st] = (lb, dict(lc))
+    return _solve(states, hit_rows)[start], _solve(states, land_rows)[start]

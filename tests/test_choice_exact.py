@@ -34,6 +34,10 @@ BRUTE_CASES = {
     ),
     "no cap": (Board(5, {1: 3, 4: 2}), Rules(choose_die=(2, 3), max_sixes=None)),
     "start on six": (Board(4, {3: 1}), Rules(choose_die=(2, 3), start_on_six=True, max_sixes=1)),
+    "forfeit, start on six": (
+        Board(4, {3: 1}),
+        Rules(choose_die=(2, 3), start_on_six=True, max_sixes=1, on_cap="forfeit"),
+    ),
     "start on six, no cap": (Board(4, {2: 3}), Rules(choose_die=(2, 3), start_on_six=True, max_sixes=None)),
     "bounce": (Board(5, {2: 4, 3: 1}), Rules(choose_die=(2, 3), finish="bounce", max_sixes=1)),
     "bounce, no jump after": (
@@ -131,13 +135,16 @@ BELLMAN_CASES = {
         Rules(choose_die=(4, 6), max_sixes=None, start_on_six=True),
     ),
     "restart, move 3": (Board(20, {5: 15, 18: 3}), Rules(choose_move=3, die=3, on_cap="restart", max_sixes=1)),
+    # every state, those no turn reaches included (the solver fills them level by level)
+    "forfeit, every state": (Board(10, {2: 7, 9: 4}), Rules(choose_die=(2, 3, 4), on_cap="forfeit")),
+    "forfeit, move, every state": (Board(9, {3: 6, 8: 1}), Rules(choose_move=2, die=3, on_cap="forfeit")),
 }
 
 
 @pytest.mark.parametrize("name", list(BELLMAN_CASES))
 def test_policy_iteration_is_a_bellman_fixed_point(name):
     board, rules = BELLMAN_CASES[name]
-    model = ChoiceModel(board, rules)
+    model = ChoiceModel(board, rules, roots="all" if "every state" in name else "starts")
     p = snl.optimal_policy(board, rules)
     assert np.all(np.isfinite(p.values))
     policy = np.array(model.policy_of_table(p.table))

@@ -130,6 +130,9 @@ def test_policies_round_trip_through_json(tmp_path):
             assert (
                 snl.analyze(board, rules, policy=q).expected_turns == snl.analyze(board, rules, policy=p).expected_turns
             )
+            assert len(q.stages) == len(p.stages)
+            for a, b in zip(q.stages, p.stages):
+                assert np.array_equal(a.table.ranks, b.table.ranks) and (a.name, a.objective) == (b.name, b.objective)
         elif p.kind == "fixed":
             assert q.die == p.die
         elif p.kind == "random":
@@ -175,6 +178,10 @@ def _broken() -> dict:
         "seed": {"format": FORMAT, "kind": "random", "seed": "many"},
         "die": {"format": FORMAT, "kind": "fixed", "die": "d0"},
         "name": {"format": FORMAT, "kind": "greedy", "name": 5},
+        "stages kind": {**d, "stages": "all"},
+        "stages entry": {**d, "stages": [5]},
+        "stages ranks": {**d, "stages": [{"name": "s", "ranks": "AAAA"}]},
+        "stages name": {**d, "stages": [{"name": 5, "ranks": d["ranks"]}]},
     }
     return cases
 
@@ -225,6 +232,14 @@ def test_memory_is_checked_before_work(monkeypatch):
         snl.optimal_policy(Board(3000), Rules(choose_die=(4, 6), on_cap="forfeit"))
     with pytest.raises(LimitError, match="turns left"):
         snl.optimal_policy(Board(2000), Rules(choose_die=(4, 6)), objective="within", turns=10_000)
+    from snlmarkov.chain import choice
+
+    monkeypatch.setattr(choice, "MAX_POLICY_HIT_WORK", 1000)
+    rules = Rules(choose_die=(4, 6))
+    a = snl.analyze(Board.builtin(), rules, policy=snl.optimal_policy(Board.builtin(), rules))
+    with pytest.raises(LimitError, match="MAX_POLICY_HIT_WORK"):
+        a.hit_probability  # noqa: B018
+    assert a.landings.shape == (101,)
 
 
 # ------------------------------------------------------------------ hypothesis
@@ -237,7 +252,9 @@ _json = st.recursive(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    field=st.sampled_from(["format", "kind", "name", "objective", "board", "rules", "shape", "ranks", "values", "die"]),
+    field=st.sampled_from(
+        ["format", "kind", "name", "objective", "board", "rules", "shape", "ranks", "values", "die", "stages"]
+    ),
     value=_json,
 )
 def test_any_mangled_field_gives_a_policy_error(field, value):
@@ -264,3 +281,17 @@ def test_random_tables_round_trip(seed, size, k, forfeit):
     p = Policy.from_table(board, rules, t.ranks, name="r", objective="o")
     q = Policy.from_dict(json.loads(json.dumps(p.to_dict())))
     assert np.array_equal(q.table.ranks, t.ranks) and q.table.shape == decision_shape(board, rules)
+
+
+def test_the_policies_page_runs():
+    """Every code block of docs/policies.md runs, in order, in one namespace."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "policies.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 5
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "docs/policies.md", "exec"), namespace)  # noqa: S102 (our own page)
+    assert namespace["again"].value == namespace["best"].value

@@ -173,3 +173,47 @@ def test_solver_refusals():
     other = snl.optimal_policy(Board(10), Rules(choose_die=(4, 6)))
     with pytest.raises(PolicyError, match="another board"):
         snl.analyze(board, Rules(choose_die=(4, 6)), policy=other)
+
+
+@pytest.mark.parametrize(
+    ("board", "rules"),
+    [
+        (Board(7, {2: 5, 6: 1}), Rules(choose_die=(2, 3), max_sixes=1)),
+        (
+            Board(7, {1: 3, 3: 6, 5: 2}, chain=True),
+            Rules(choose_die=(2, Die.faces(0, 3)), on_cap="forfeit", max_sixes=1),
+        ),
+        (Board(6, {4: 1}), Rules(choose_move=2, die=3, finish="bounce", jump_after_bounce=False, max_sixes=1)),
+        (
+            Board(6, {2: 4}),
+            Rules(choose_move=2, die=3, finish="none", start_on_six=True, on_cap="restart", max_sixes=1),
+        ),
+    ],
+)
+def test_hits_and_landings_under_the_optimal_policy_match_the_independent_model(board, rules, monkeypatch):
+    """The chance of landing on each square, and the landings, under a solved policy, exactly (both solvers)."""
+    from _choice_brute import ChoiceModel, hit_and_landings
+
+    from snlmarkov.chain import choice
+
+    p = snl.optimal_policy(board, rules)
+    a = snl.analyze(board, rules, policy=p)
+    model = ChoiceModel(board, rules)
+    policy = model.policy_of_table(p.table)
+    monkeypatch.setattr(choice, "DENSE_HIT_STATES", 0)  # one sparse solve per square
+    sparse = choice.policy_hit_probabilities(board, rules, p)
+    for sq in range(1, board.size + 1):
+        hit, landings = hit_and_landings(model, policy, sq)
+        assert abs(a.hit_probability[sq] - float(hit)) <= 1e-12, sq
+        assert abs(sparse[sq] - float(hit)) <= 1e-12, sq
+        assert abs(a.landings[sq] - float(landings)) <= 1e-12 * max(1.0, float(landings)), sq
+
+
+def test_the_two_hit_solvers_agree_on_the_jungle_board(monkeypatch):
+    from snlmarkov.chain import choice
+
+    board, rules = Board.builtin(), Rules(choose_die=(4, 6, 8), on_cap="restart")
+    p = snl.optimal_policy(board, rules)
+    dense = choice.policy_hit_probabilities(board, rules, p)
+    monkeypatch.setattr(choice, "DENSE_HIT_STATES", 0)
+    assert np.allclose(dense, choice.policy_hit_probabilities(board, rules, p), rtol=0, atol=1e-12)

@@ -350,3 +350,68 @@ def test_best_response_of_two_is_the_game_solution_against_the_solved_policy() -
         assert mine[0].value >= pair[0].value - 1e-12
         fixed_both = snl.race(board, rules, 2, policies=(snl.Policy.fixed(die), snl.Policy.fixed(die)))
         assert mine[0].value >= fixed_both.win_probability[0] - 1e-12
+
+
+# ----------------------------------------------------------------- against the simulator
+Z_CRIT = 3.29  # two-sided, alpha = 1e-3 per comparison
+SIM_GAMES = 200_000
+SIM_BOARD = snl.Board(20, {3: 11, 17: 4})
+SIM_RULES = snl.Rules(choose_die=(4, 6), bump=True)
+
+
+def _z(games: snl.SimulationResult, seat: int, p: float) -> float:
+    freq = float(np.mean(games.winner == seat))
+    return (freq - p) / float(np.sqrt(p * (1 - p) / games.winner.size))
+
+
+@pytest.fixture(scope="module")
+def sim_pair() -> tuple[snl.Policy, snl.Policy]:
+    return snl.optimal_policy(SIM_BOARD, SIM_RULES, players=2, objective="win")
+
+
+@pytest.fixture(scope="module")
+def simulated(sim_pair: tuple[snl.Policy, snl.Policy]) -> dict[str, snl.SimulationResult]:
+    """The simulator playing the solved pair, and the solved policy against a seat that always rolls the d4."""
+    against_d4 = (sim_pair[0], snl.Policy.fixed(4))
+    return {
+        "pair": snl.simulate(SIM_BOARD, SIM_RULES, SIM_GAMES, players=2, policy=sim_pair, rng=20261201),
+        "against_d4": snl.simulate(SIM_BOARD, SIM_RULES, SIM_GAMES, players=2, policy=against_d4, rng=20261202),
+    }
+
+
+def test_the_simulator_playing_the_solved_pair_wins_as_the_game_value_says(
+    sim_pair: tuple[snl.Policy, snl.Policy], simulated: dict[str, snl.SimulationResult]
+) -> None:
+    assert abs(_z(simulated["pair"], 0, sim_pair[0].value)) < Z_CRIT
+    exact = snl.race(SIM_BOARD, SIM_RULES, 2, policies=(sim_pair[0], snl.Policy.fixed(4))).win_probability[0]
+    assert abs(_z(simulated["against_d4"], 0, exact)) < Z_CRIT
+
+
+def test_the_simulation_check_catches_planted_mistakes(
+    sim_pair: tuple[snl.Policy, snl.Policy], simulated: dict[str, snl.SimulationResult]
+) -> None:
+    # the game solved without the bump rule
+    no_bump = snl.optimal_policy(SIM_BOARD, SIM_RULES.replace(bump=False), players=2, objective="win")
+    assert abs(_z(simulated["pair"], 0, no_bump[0].value)) > Z_CRIT
+    # the exact race with the seats' policies the wrong way round
+    swapped = snl.race(SIM_BOARD, SIM_RULES, 2, policies=(snl.Policy.fixed(4), sim_pair[0])).win_probability[1]
+    assert abs(_z(simulated["against_d4"], 0, swapped)) > Z_CRIT
+
+
+def test_odds_of_two_under_policies_read_a_table_that_agrees_with_the_forward_chain() -> None:
+    board, rules = snl.Board(30, {4: 14, 9: 27, 17: 7, 28: 12}), snl.Rules.preset("family").replace(choose_die=(4, 6))
+    pair = snl.optimal_policy(board, rules, players=2, objective="win")
+    for policies in (pair, (snl.Policy.fixed(4), pair[1])):
+        for mode in ("classic", "last_one_standing"):
+            odds = snl.Odds(board, rules, 2, mode, policies=policies)
+            for state in (snl.GameState((0, 0)), snl.GameState((20, 11), to_move=1), snl.GameState((27, 1))):
+                forward = odds(state)  # the joint chain run forwards from the state
+                assert np.abs(odds.place_probability(state) - forward.place_probability).max() < TOL
+
+
+def test_a_race_policy_round_trips_through_json(pair: tuple[snl.Policy, snl.Policy], tmp_path) -> None:
+    loaded = tuple(snl.Policy.load(p.save(tmp_path / f"seat{i}.json")) for i, p in enumerate(pair))
+    assert all(np.array_equal(a.table.ranks, b.table.ranks) for a, b in zip(loaded, pair))
+    assert loaded[1].value == pair[1].value and loaded[0].table.others == 1
+    r = snl.race(BOARD, snl.Rules(choose_die=(4, 6)), 2, policies=loaded)
+    assert abs(r.win_probability[0] - pair[0].value) < TOL

@@ -13,6 +13,12 @@ the policy's order among those rolled, so a state's law of the move is
 ``T_r**k - T_(r+1)**k`` for the value in place ``r`` (``T_r`` the chance that
 one die shows a value in place ``r`` or later): no enumeration of the rolls.
 
+The solves number the states square by square (a nearly block triangular
+system for :class:`~snlmarkov.chain.solve.BlockLU`), and run only over the
+states a turn can reach (:attr:`DecisionProcess.live`: under
+``on_cap="forfeit"`` a few per square of the ``N`` origins); the others are
+filled level by level, a bonus roll always leading one level up.
+
 Examples
 --------
 >>> from snlmarkov import Board, Rules
@@ -24,6 +30,8 @@ Examples
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -34,7 +42,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from scipy.sparse.linalg import spsolve
 
 from ..board import Board
-from ..errors import ModelError, PolicyError, UnwinnableBoardError
+from ..errors import LimitError, ModelError, PolicyError, UnwinnableBoardError
 from ..limits import check_memory
 from ..policy import Policy, PolicyTable, decision_shape
 from ..rules import Rules
@@ -46,6 +54,10 @@ __all__ = ["DecisionProcess", "OptionSlots", "resolve", "policy_turn_rows", "pol
 
 #: An improvement must gain more than this (relative) to change a choice: no cycling on ties.
 IMPROVE_TOL = 1e-12
+#: Most (states reached) x (squares) :func:`policy_hit_probabilities` solves (one sparse solve per square).
+MAX_POLICY_HIT_WORK = 50_000_000
+#: Up to this many states reached, :func:`policy_hit_probabilities` inverts the chain once (dense) instead.
+DENSE_HIT_STATES = 2000
 
 
 @dataclass(frozen=True, eq=False)
@@ -612,13 +624,69 @@ def _ranks_of(q: np.ndarray) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=16)
-def _process(board: Board, rules: Rules) -> DecisionProcess:
-    return DecisionProcess.build(board, rules)
+#: The decision processes kept by ``_process``: at most this many, and this many decision states in all.
+CACHE_PROCESSES, CACHE_STATES = 16, 2_000_000
+
+
+class _ProcessCache:
+    """``(board, rules) -> DecisionProcess``, the most recently used first, bounded in count and in states.
+
+    A process of 10^5 squares holds hundreds of MB: the cache keeps small
+    ones freely and large ones only while they fit in ``CACHE_STATES``
+    decision states (the last one asked for is always kept).
+    """
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[Board, Rules], DecisionProcess] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, board: Board, rules: Rules) -> DecisionProcess:
+        key = (board, rules)
+        with self._lock:
+            dp = self._items.get(key)
+            if dp is not None:
+                self._items.move_to_end(key)
+                return dp
+        dp = DecisionProcess.build(board, rules)
+        with self._lock:
+            self._items[key] = dp
+            self._items.move_to_end(key)
+            while len(self._items) > 1 and (
+                len(self._items) > CACHE_PROCESSES or sum(d.n_states for d in self._items.values()) > CACHE_STATES
+            ):
+                self._items.popitem(last=False)
+        return dp
+
+    def cache_clear(self) -> None:
+        """Forget every process."""
+        with self._lock:
+            self._items.clear()
+
+
+#: The decision process of ``(board, rules)``, cached (:class:`_ProcessCache`).
+_process = _ProcessCache()
 
 
 def resolve(policy: Policy, board: Board, rules: Rules) -> PolicyTable:
-    """``policy`` as a table for ``board`` under ``rules``, a greedy one read from the exact kernel."""
+    """``policy`` as a table for ``board`` under ``rules``, a greedy one read from the exact kernel.
+
+    A greedy policy needs how far each option takes the token from each
+    decision state: here the mean square after the roll (``choose_die``) or
+    the square after moving each value (``choose_move``), jumps applied and
+    the finish furthest, read from the decision process.
+
+    Raises
+    ------
+    PolicyError
+        If ``policy`` is not a :class:`~snlmarkov.Policy` or does not fit.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> t = resolve(Policy.greedy(), Board(10, {4: 9}), Rules(choose_die=(3, 4)))
+    >>> t.die_index(0, 0, 0), t.die_index(5, 0, 5)  # from 0 the d4 (mean 3.75), on 5 the d4 too
+    (1, 1)
+    """
     if not isinstance(policy, Policy):
         raise PolicyError(f"policy must be a Policy; got {type(policy).__name__}")
 
@@ -643,6 +711,15 @@ def policy_turn_rows(board: Board, rules: Rules, table: PolicyTable, *, landings
     square where the turn ends, a six goes on to the next in-turn state.
     Without a cap, runs of sixes rarer than ``NO_CAP_MASS`` are cut and their
     mass stays where the turn began. The landings are empty unless asked for.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> board, rules = Board(6), Rules(choose_die=(2, 3), bonus_on_six=False)
+    >>> table = resolve(Policy.fixed(3), board, rules)
+    >>> m, rolls, _ = policy_turn_rows(board, rules, table)
+    >>> m[0].toarray().round(3).tolist(), rolls.tolist()
+    ([[0.0, 0.333, 0.333, 0.333, 0.0, 0.0, 0.0]], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
     """
     n = board.size
     dp = _process(board, rules)
@@ -762,7 +839,13 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     For each square ``j``: ``h(s) = sum over outcomes of p * (1 if the roll lands
     on j, else h(next))`` on the roll-level chain the policy induces, one
     sparse solve per square landed on (every square a chain of jumps acts on
-    counts as landed on). Meant for boards of up to a few thousand squares.
+    counts as landed on). Meant for boards of up to a few thousand squares:
+    beyond ``MAX_POLICY_HIT_WORK`` states x squares it is refused.
+
+    Raises
+    ------
+    LimitError
+        When the states the policy reaches times the squares pass ``MAX_POLICY_HIT_WORK``.
 
     Examples
     --------
@@ -791,7 +874,12 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     reach[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
     reach[n_s] = False
     idx = np.flatnonzero(reach)
-    check_memory(64.0 * idx.size * (n + 1), "the hit probabilities under a policy (one solve per square)")
+    if idx.size * (n + 1) > MAX_POLICY_HIT_WORK:
+        raise LimitError(
+            f"the hit probabilities under a policy solve one system of the {idx.size:,} states the policy reaches "
+            f"for each of the {n + 1:,} squares: over {MAX_POLICY_HIT_WORK:,} states x squares "
+            "(snlmarkov.chain.choice.MAX_POLICY_HIT_WORK); the landings (one pass) answer on any board"
+        )
     pos = np.full(n_s + 1, -1, dtype=np.int64)
     pos[idx] = np.arange(idx.size)
     chained = chain_landings(board)
@@ -805,6 +893,8 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     he, hsq = np.concatenate(hit_e), np.concatenate(hit_sq)
     live = reach[rows]
     inner = live & (tgt < n_s)
+    if idx.size <= DENSE_HIT_STATES:
+        return _hits_dense(n, idx.size, pos[start], pos[rows], np.where(inner, pos[tgt], -1), prob * live, he, hsq)
     eye = sp.identity(idx.size, format="csr")
     out = np.zeros(n + 1)
     for j in np.unique(hsq):
@@ -814,4 +904,37 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
         go = inner & ~landed
         a = (eye - sp.csr_matrix((prob[go], (pos[rows[go]], pos[tgt[go]])), shape=(idx.size, idx.size))).tocsc()
         out[j] = float(np.atleast_1d(spsolve(a, rhs))[pos[start]])
+    return out
+
+
+def _hits_dense(
+    n: int, m: int, start: int, rows: np.ndarray, cols: np.ndarray, prob: np.ndarray, he: np.ndarray, hsq: np.ndarray
+) -> np.ndarray:
+    """:func:`policy_hit_probabilities` from one dense inverse of ``I - Q`` and a small update per square.
+
+    ``rows -> cols`` (``-1``: the finish) are the edges of the chain of the
+    ``m`` states reached, ``prob`` their chances; ``he`` the edges landing on
+    the squares ``hsq``. Making the landings on ``j`` absorbing changes only
+    the rows that can land there (``k`` of them), so by Woodbury's identity
+    the chance from ``start`` costs ``O(m k + k^3)`` per square after the
+    ``O(m^3)`` inverse.
+    """
+    inner = cols >= 0
+    a = np.eye(m)
+    np.add.at(a, (rows[inner], cols[inner]), -prob[inner])
+    inv = np.linalg.inv(a)
+    x0 = inv[start]
+    out = np.zeros(n + 1)
+    for j in np.unique(hsq):
+        e = np.unique(he[hsq == j])  # the edges that land on j
+        e = e[prob[e] > 0]
+        src, at = np.unique(rows[e], return_inverse=True)
+        b = np.bincount(at, weights=prob[e], minlength=src.size)
+        keep = inner[e]
+        vt = np.zeros((src.size, m))  # the entries of -Q those landings remove, by source row
+        np.add.at(vt, (at[keep], cols[e][keep]), prob[e][keep])
+        inv_u = inv[:, src]
+        z = inv_u @ b
+        small = np.eye(src.size) + vt @ inv_u
+        out[j] = float(x0[src] @ b - x0[src] @ np.linalg.solve(small, vt @ z))
     return out

@@ -37,7 +37,7 @@ from .core import EXACT_JOINT_PLAYERS, check_tail
 from .fromstate import StateRace
 from .joint import JointMover
 from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_POLICIES
-from .seatchains import SeatChains, refuse_choice
+from .seatchains import SeatChains, refuse_choice, two_seat_wins
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
@@ -191,8 +191,10 @@ class Odds(StateRace):
         Under a rule set with a choice (refused without them): the policy
         each seat plays, as :func:`~snlmarkov.races.core.race` takes them.
         The odds assume every seat plays its policy. Where the tokens
-        interact (``bump``, or race policies) each query runs the joint chain
-        forwards from its state (no value table is solved).
+        interact (``bump``, or race policies) the chances of a race of two
+        are solved for every state at once (``win_probability``,
+        ``place_probability`` and timelines read them); a full query
+        ``odds(state)`` runs the joint chain forwards from its state.
 
     Raises
     ------
@@ -248,9 +250,13 @@ class Odds(StateRace):
             )
         super().__init__(board, rules, k, mode, tail=tail, chains=chains)
         self._table = None
+        self._wins: tuple[np.ndarray, ...] = ()
         if chains is not None:
             for seat in range(k):  # built now: every query reads them (a joint chain runs per query)
                 self._passage_of(seat)
+            if chains.joint and k == 2:  # the chances of a race of two, for every state at once
+                self._wins = two_seat_wins(self._movers())
+                self._index = {int(s): i for i, s in enumerate(self._movers()[0].squares)}
         elif rules.bump and k > 1:
             self._mover = JointMover.of(self._models[0], rules)
             self._table = build_value_table(self._mover, k, self.mode)
@@ -278,6 +284,18 @@ class Odds(StateRace):
         [0.264, 0.306, 0.43]
         """
         return self._places(self.check(state))[0]
+
+    def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
+        """Win and place probabilities; a race of two under policies reads its table of chances."""
+        if not self._wins or len(state.racing) != 2 or state.is_over(self.board, self.mode):
+            return super()._places(state)
+        m = state.to_move
+        at = self._index[state.positions[m]], self._index[state.positions[1 - m]]
+        w0 = float(np.clip(self._wins[m][at], 0.0, 1.0))
+        win = np.array([w0, 1.0 - w0])
+        if self.mode == "classic":
+            return win, win[:, None].copy()
+        return win, np.array([[w0, 1.0 - w0], [1.0 - w0, w0]])
 
     def place_probability(self, state: GameState) -> np.ndarray:
         """``[seat, place - 1]`` from ``state``: one column (the win) in classic, all places under last one standing."""

@@ -183,11 +183,15 @@ class _Game:
             conts.append(s.cont & ~finish)
             ends.append(end.astype(np.int64))
         self.src = _Sources(tuple(cols), tuple(probs), tuple(conts), tuple(ends))
+        rows = np.arange(n_s)[:, None]
+        self.reads = tuple(  # per option: (n_s, sources) the chance of reading each source row
+            sp.csr_matrix((p.ravel(), (np.broadcast_to(rows, p.shape).ravel(), c.ravel())), shape=(n_s, 1 + n_s + n))
+            for c, p in zip(cols, probs)
+        )
         # e'[e, y]: where a turn ending on e rests, the other token on y
         e, y = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
         self.rest = np.where(bumps(e, y, rules.bump_to, n), rules.bump_to, e) if rules.bump else e
         self.move = rules.choice == "move"
-        self.k = int(rules.choose_move or 1)
 
     # --------------------------------------------------------------- values
     def source(self, u: np.ndarray) -> np.ndarray:
@@ -203,10 +207,31 @@ class _Game:
         src = self.source(u)
         if self.move:
             return np.moveaxis(src[self.src.col[0]], 1, 2)  # (n_s, n, C)
-        out = np.empty((self.n_s, self.width, len(self.src.col)))
-        for o, (col, p) in enumerate(zip(self.src.col, self.src.prob)):
-            out[:, :, o] = np.einsum("dc,dcy->dy", p, src[col])
+        out = np.empty((self.n_s, self.width, len(self.reads)))
+        for o, m in enumerate(self.reads):
+            out[:, :, o] = m @ src
         return np.where(self.allowed[:, None, :], out, -np.inf)
+
+    def step(self, u: np.ndarray, choice: np.ndarray | None = None) -> np.ndarray:
+        """One round of value iteration: :meth:`best` of :meth:`q` without the table of every option.
+
+        ``choice``: under ``choose_die`` the die chosen in each state
+        (``argmin`` of the ranks), under ``choose_move`` the ranks; ``None``
+        chooses the best.
+        """
+        if self.move:
+            return self.best(self.q(u), choice)
+        src = self.source(u)
+        vals = [m @ src for m in self.reads]
+        out = vals[0]
+        for o, v in enumerate(vals[1:], start=1):
+            if choice is not None:
+                np.copyto(out, v, where=choice == o)
+        if choice is None:
+            for o, v in enumerate(vals):
+                v[~self.allowed[:, o]] = -np.inf
+            out = np.maximum.reduce(vals)
+        return out
 
     def best(self, q: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
         """The value of choosing by ``ranks`` (the best, without): ``(n_s, n)``."""
@@ -378,7 +403,7 @@ def _solve(game: _Game, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     vi = 0
     while vi < MAX_VI_ROUNDS:
         vi += 1
-        new = game.best(game.q(u))
+        new = game.step(u)
         change = float(np.max(np.abs(new - u)))
         u = new
         if change <= VI_TOL:

@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..board import Board
 from ..chain.choice import _process, resolve
@@ -58,7 +59,7 @@ class _Response(_Game):
     def __init__(self, board: Board, rules: Rules, turns: list[Any], k: int) -> None:
         super().__init__(_process(board, rules))
         n = self.n
-        self.k = k
+        self.seats = k
         self.width = n ** (k - 1)
         self.turns = turns  # per other seat in playing order: (N, N) among the squares, or (N, N, N) by my square
         self.bump = bool(rules.bump)
@@ -87,28 +88,30 @@ class _Response(_Game):
         """The values before the turn of the other seat on axis ``j`` from those after it (its finish: 0)."""
         vb = self._bump(v, j)
         t = self.turns[j - 1]
-        if t.ndim == 2:
-            return np.moveaxis(np.tensordot(t, vb, axes=([1], [j])), 0, j)
-        return np.einsum("xye,xe->xy", t, vb)  # a race policy of two: by the best-responding token's square
+        if isinstance(t, np.ndarray):
+            return np.einsum("xye,xe->xy", t, vb)  # a race policy of two: by the best-responding token's square
+        front = np.moveaxis(vb, j, 0)
+        return np.moveaxis((t @ front.reshape(self.n, -1)).reshape(front.shape), 0, j)
 
     def after_mine(self, w: np.ndarray, last: int = 1) -> np.ndarray:
         """Values with the best-responding token resting, before the other seats' turns on axes ``last..k-1``."""
         v = w
-        for j in range(self.k - 1, last - 1, -1):
+        for j in range(self.seats - 1, last - 1, -1):
             v = self.back(v, j)
         return v
 
     def source(self, u: np.ndarray) -> np.ndarray:
         n = self.n
-        w = u[self.starts].reshape((n,) * self.k)
+        w = u[self.starts].reshape((n,) * self.seats)
         after = self._bump(self.after_mine(w), 0).reshape(n, self.width)
         return np.concatenate([np.ones((1, self.width)), u, after])
 
     def evaluate(self, ranks: np.ndarray, guess: np.ndarray) -> np.ndarray:
         """The values of playing ``ranks`` against the others, iterated to a residual of :data:`SOLVE_RESIDUAL`."""
         u = guess
+        choice = ranks if self.move else np.argmin(ranks, axis=2)
         for _ in range(MAX_VI_ROUNDS):
-            new = self.best(self.q(u), ranks)
+            new = self.step(u, choice)
             change = float(np.max(np.abs(new - u)))
             u = new
             if change <= SOLVE_RESIDUAL / 10:
@@ -118,12 +121,16 @@ class _Response(_Game):
         return u
 
 
-def _turn_matrices(board: Board, rules: Rules, policy: Any, k: int) -> np.ndarray:
-    """An other seat's turn among the squares ``0..N-1`` (the finish dropped: it pays 0)."""
+def _turn_matrices(board: Board, rules: Rules, policy: Any, k: int) -> Any:
+    """An other seat's turn among the squares ``0..N-1`` (the finish dropped: it pays 0).
+
+    Sparse for a one-token policy; for a race policy of two a dense ``(N, N, N)``,
+    the first axis the best-responding token's square.
+    """
     n = board.size
     table = resolve(policy, board, rules)
     if not table.others:
-        return _alone(board, rules, np.asarray(table.ranks), table.policy.name).matrix[:n, :n].toarray()
+        return sp.csr_matrix(_alone(board, rules, np.asarray(table.ranks), table.policy.name).matrix[:n, :n])
     if k != RACE_POLICY_PLAYERS or table.others != 1:
         raise PolicyError(
             f"another seat's race policy is answered in a race of {RACE_POLICY_PLAYERS}; with {k} seats give "

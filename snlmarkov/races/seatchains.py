@@ -39,7 +39,12 @@ from ..policy import Policy, PolicyTable
 from ..rules import Rules
 from .joint import JointMover, _step, reachable_in
 
-__all__ = ["SeatChains", "ReadingMover", "check_policies", "refuse_choice", "RACE_POLICY_PLAYERS"]
+__all__ = ["SeatChains", "ReadingMover", "check_policies", "refuse_choice", "two_seat_wins", "RACE_POLICY_PLAYERS"]
+
+#: The chances of winning of a race of two (:func:`two_seat_wins`) are iterated until no entry changes by more than this.
+WIN_TOL = 1e-15
+#: Most rounds of that iteration.
+MAX_WIN_ROUNDS = 1_000_000
 
 #: Race policies (choices that read the other tokens' squares) are played in races of this many seats.
 RACE_POLICY_PLAYERS = 2
@@ -193,3 +198,45 @@ class ReadingMover(JointMover):
 
     def _turn_many(self, xs: list[np.ndarray], m: int) -> np.ndarray:
         return np.stack([self._turn(x, m) for x in xs], axis=1)
+
+
+def _back(mover: JointMover, after: np.ndarray) -> np.ndarray:
+    """Values before the mover's turn from ``after`` (``(n + 1, n)``: the mover's end square, the finish last; the other's square).
+
+    The adjoint of :meth:`JointMover.move` for two tokens: the bump first (a
+    bumped end takes the value of ``bump_to``), then the turn's transpose.
+    """
+    n = mover.n
+    after = after.copy()
+    if mover.bump:
+        _, row, col = mover._bump_table(2)
+        after[row, col] = after[mover.bump_index, col]
+    if isinstance(mover, ReadingMover):
+        return np.ascontiguousarray((mover.by_other.T @ after.T.reshape(-1)).reshape(n, n).T)
+    return np.asarray(mover.step.T @ after)
+
+
+def two_seat_wins(movers: tuple[JointMover, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Seat 0's chance of winning from every state of a race of two: ``(seat 0 to move, seat 1 to move)``.
+
+    Each ``(n, n)`` over the resting squares, the seat to move's square
+    first. The value equations of the joint chain (one backward turn per
+    seat, :func:`_back`) are iterated to :data:`WIN_TOL`; seat 1's chance is
+    one minus it when every game ends (the seats' policies finish surely).
+
+    Raises
+    ------
+    ModelError
+        If the iteration does not settle (a game that can go on for ever).
+    """
+    n = movers[0].n
+    v0, v1 = np.zeros((n, n)), np.zeros((n, n))
+    for _ in range(MAX_WIN_ROUNDS):
+        # seat 1 moves from [x1, x0]: after its turn seat 0 moves from [x0, e']; its finish pays 0
+        new1 = _back(movers[1], np.vstack([v0.T, np.zeros((1, n))]))
+        new0 = _back(movers[0], np.vstack([new1.T, np.ones((1, n))]))
+        change = max(float(np.abs(new0 - v0).max()), float(np.abs(new1 - v1).max()))
+        v0, v1 = new0, new1
+        if change <= WIN_TOL:
+            return v0, v1
+    raise ModelError("the chances of a race of two under these policies did not settle (can a game go on for ever?)")
