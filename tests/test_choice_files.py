@@ -232,6 +232,14 @@ def test_memory_is_checked_before_work(monkeypatch):
         snl.optimal_policy(Board(3000), Rules(choose_die=(4, 6), on_cap="forfeit"))
     with pytest.raises(LimitError, match="turns left"):
         snl.optimal_policy(Board(2000), Rules(choose_die=(4, 6)), objective="within", turns=10_000)
+    from snlmarkov.chain import choice
+
+    monkeypatch.setattr(choice, "MAX_POLICY_HIT_WORK", 1000)
+    rules = Rules(choose_die=(4, 6))
+    a = snl.analyze(Board.builtin(), rules, policy=snl.optimal_policy(Board.builtin(), rules))
+    with pytest.raises(LimitError, match="MAX_POLICY_HIT_WORK"):
+        a.hit_probability  # noqa: B018
+    assert a.landings.shape == (101,)
 
 
 # ------------------------------------------------------------------ hypothesis

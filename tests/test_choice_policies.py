@@ -190,15 +190,30 @@ def test_solver_refusals():
         ),
     ],
 )
-def test_hits_and_landings_under_the_optimal_policy_match_the_independent_model(board, rules):
-    """The chance of landing on each square, and the landings, under a solved policy, exactly."""
+def test_hits_and_landings_under_the_optimal_policy_match_the_independent_model(board, rules, monkeypatch):
+    """The chance of landing on each square, and the landings, under a solved policy, exactly (both solvers)."""
     from _choice_brute import ChoiceModel, hit_and_landings
+
+    from snlmarkov.chain import choice
 
     p = snl.optimal_policy(board, rules)
     a = snl.analyze(board, rules, policy=p)
     model = ChoiceModel(board, rules)
     policy = model.policy_of_table(p.table)
+    monkeypatch.setattr(choice, "DENSE_HIT_STATES", 0)  # one sparse solve per square
+    sparse = choice.policy_hit_probabilities(board, rules, p)
     for sq in range(1, board.size + 1):
         hit, landings = hit_and_landings(model, policy, sq)
         assert abs(a.hit_probability[sq] - float(hit)) <= 1e-12, sq
+        assert abs(sparse[sq] - float(hit)) <= 1e-12, sq
         assert abs(a.landings[sq] - float(landings)) <= 1e-12 * max(1.0, float(landings)), sq
+
+
+def test_the_two_hit_solvers_agree_on_the_jungle_board(monkeypatch):
+    from snlmarkov.chain import choice
+
+    board, rules = Board.builtin(), Rules(choose_die=(4, 6, 8), on_cap="restart")
+    p = snl.optimal_policy(board, rules)
+    dense = choice.policy_hit_probabilities(board, rules, p)
+    monkeypatch.setattr(choice, "DENSE_HIT_STATES", 0)
+    assert np.allclose(dense, choice.policy_hit_probabilities(board, rules, p), rtol=0, atol=1e-12)

@@ -13,6 +13,12 @@ the policy's order among those rolled, so a state's law of the move is
 ``T_r**k - T_(r+1)**k`` for the value in place ``r`` (``T_r`` the chance that
 one die shows a value in place ``r`` or later): no enumeration of the rolls.
 
+The solves number the states square by square (a nearly block triangular
+system for :class:`~snlmarkov.chain.solve.BlockLU`), and run only over the
+states a turn can reach (:attr:`DecisionProcess.live`: under
+``on_cap="forfeit"`` a few per square of the ``N`` origins); the others are
+filled level by level, a bonus roll always leading one level up.
+
 Examples
 --------
 >>> from snlmarkov import Board, Rules
@@ -36,7 +42,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from scipy.sparse.linalg import spsolve
 
 from ..board import Board
-from ..errors import ModelError, PolicyError, UnwinnableBoardError
+from ..errors import LimitError, ModelError, PolicyError, UnwinnableBoardError
 from ..limits import check_memory
 from ..policy import Policy, PolicyTable, decision_shape
 from ..rules import Rules
@@ -48,6 +54,10 @@ __all__ = ["DecisionProcess", "OptionSlots", "resolve", "policy_turn_rows", "pol
 
 #: An improvement must gain more than this (relative) to change a choice: no cycling on ties.
 IMPROVE_TOL = 1e-12
+#: Most (states reached) x (squares) :func:`policy_hit_probabilities` solves (one sparse solve per square).
+MAX_POLICY_HIT_WORK = 50_000_000
+#: Up to this many states reached, :func:`policy_hit_probabilities` inverts the chain once (dense) instead.
+DENSE_HIT_STATES = 2000
 
 
 @dataclass(frozen=True, eq=False)
@@ -829,7 +839,13 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     For each square ``j``: ``h(s) = sum over outcomes of p * (1 if the roll lands
     on j, else h(next))`` on the roll-level chain the policy induces, one
     sparse solve per square landed on (every square a chain of jumps acts on
-    counts as landed on). Meant for boards of up to a few thousand squares.
+    counts as landed on). Meant for boards of up to a few thousand squares:
+    beyond ``MAX_POLICY_HIT_WORK`` states x squares it is refused.
+
+    Raises
+    ------
+    LimitError
+        When the states the policy reaches times the squares pass ``MAX_POLICY_HIT_WORK``.
 
     Examples
     --------
@@ -858,7 +874,12 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     reach[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
     reach[n_s] = False
     idx = np.flatnonzero(reach)
-    check_memory(64.0 * idx.size * (n + 1), "the hit probabilities under a policy (one solve per square)")
+    if idx.size * (n + 1) > MAX_POLICY_HIT_WORK:
+        raise LimitError(
+            f"the hit probabilities under a policy solve one system of the {idx.size:,} states the policy reaches "
+            f"for each of the {n + 1:,} squares: over {MAX_POLICY_HIT_WORK:,} states x squares "
+            "(snlmarkov.chain.choice.MAX_POLICY_HIT_WORK); the landings (one pass) answer on any board"
+        )
     pos = np.full(n_s + 1, -1, dtype=np.int64)
     pos[idx] = np.arange(idx.size)
     chained = chain_landings(board)
@@ -872,6 +893,8 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
     he, hsq = np.concatenate(hit_e), np.concatenate(hit_sq)
     live = reach[rows]
     inner = live & (tgt < n_s)
+    if idx.size <= DENSE_HIT_STATES:
+        return _hits_dense(n, idx.size, pos[start], pos[rows], np.where(inner, pos[tgt], -1), prob * live, he, hsq)
     eye = sp.identity(idx.size, format="csr")
     out = np.zeros(n + 1)
     for j in np.unique(hsq):
@@ -881,4 +904,37 @@ def policy_hit_probabilities(board: Board, rules: Rules, policy: Policy) -> np.n
         go = inner & ~landed
         a = (eye - sp.csr_matrix((prob[go], (pos[rows[go]], pos[tgt[go]])), shape=(idx.size, idx.size))).tocsc()
         out[j] = float(np.atleast_1d(spsolve(a, rhs))[pos[start]])
+    return out
+
+
+def _hits_dense(
+    n: int, m: int, start: int, rows: np.ndarray, cols: np.ndarray, prob: np.ndarray, he: np.ndarray, hsq: np.ndarray
+) -> np.ndarray:
+    """:func:`policy_hit_probabilities` from one dense inverse of ``I - Q`` and a small update per square.
+
+    ``rows -> cols`` (``-1``: the finish) are the edges of the chain of the
+    ``m`` states reached, ``prob`` their chances; ``he`` the edges landing on
+    the squares ``hsq``. Making the landings on ``j`` absorbing changes only
+    the rows that can land there (``k`` of them), so by Woodbury's identity
+    the chance from ``start`` costs ``O(m k + k^3)`` per square after the
+    ``O(m^3)`` inverse.
+    """
+    inner = cols >= 0
+    a = np.eye(m)
+    np.add.at(a, (rows[inner], cols[inner]), -prob[inner])
+    inv = np.linalg.inv(a)
+    x0 = inv[start]
+    out = np.zeros(n + 1)
+    for j in np.unique(hsq):
+        e = np.unique(he[hsq == j])  # the edges that land on j
+        e = e[prob[e] > 0]
+        src, at = np.unique(rows[e], return_inverse=True)
+        b = np.bincount(at, weights=prob[e], minlength=src.size)
+        keep = inner[e]
+        vt = np.zeros((src.size, m))  # the entries of -Q those landings remove, by source row
+        np.add.at(vt, (at[keep], cols[e][keep]), prob[e][keep])
+        inv_u = inv[:, src]
+        z = inv_u @ b
+        small = np.eye(src.size) + vt @ inv_u
+        out[j] = float(x0[src] @ b - x0[src] @ np.linalg.solve(small, vt @ z))
     return out

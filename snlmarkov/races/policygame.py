@@ -192,7 +192,6 @@ class _Game:
         e, y = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
         self.rest = np.where(bumps(e, y, rules.bump_to, n), rules.bump_to, e) if rules.bump else e
         self.move = rules.choice == "move"
-        self.k = int(rules.choose_move or 1)
 
     # --------------------------------------------------------------- values
     def source(self, u: np.ndarray) -> np.ndarray:

@@ -59,7 +59,7 @@ class _Response(_Game):
     def __init__(self, board: Board, rules: Rules, turns: list[Any], k: int) -> None:
         super().__init__(_process(board, rules))
         n = self.n
-        self.k = k
+        self.seats = k
         self.width = n ** (k - 1)
         self.turns = turns  # per other seat in playing order: (N, N) among the squares, or (N, N, N) by my square
         self.bump = bool(rules.bump)
@@ -96,13 +96,13 @@ class _Response(_Game):
     def after_mine(self, w: np.ndarray, last: int = 1) -> np.ndarray:
         """Values with the best-responding token resting, before the other seats' turns on axes ``last..k-1``."""
         v = w
-        for j in range(self.k - 1, last - 1, -1):
+        for j in range(self.seats - 1, last - 1, -1):
             v = self.back(v, j)
         return v
 
     def source(self, u: np.ndarray) -> np.ndarray:
         n = self.n
-        w = u[self.starts].reshape((n,) * self.k)
+        w = u[self.starts].reshape((n,) * self.seats)
         after = self._bump(self.after_mine(w), 0).reshape(n, self.width)
         return np.concatenate([np.ones((1, self.width)), u, after])
 
