@@ -88,4 +88,5 @@
   });
   const pre = new URLSearchParams(location.search).get("mode");
   if (pre && LIMITS[pre]) choose(pre);
+  document.body.dataset.ready = "1"; // the buttons answer from here on (the config is fetched first)
 })();
