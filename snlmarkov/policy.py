@@ -348,7 +348,11 @@ class Policy:
             out["board"] = board.to_dict()
             out["rules"] = rules.to_dict()
             out["shape"] = list(ranks.shape)
-            out["ranks"] = base64.b64encode(np.ascontiguousarray(ranks, dtype=np.uint8).tobytes()).decode("ascii")
+            out["ranks"] = _encode(ranks)
+            if self._table[4]:  # a finite horizon's policy per turns left
+                out["stages"] = [
+                    {"name": p.name, "objective": p.objective, "ranks": _encode(p._table[2])} for p in self._table[4]
+                ]
         return out
 
     @classmethod
@@ -399,15 +403,34 @@ def _table_from_dict(data: Mapping[str, Any], extra: dict[str, Any]) -> Policy:
         raise PolicyError("a table policy needs its rules")
     rules = Rules(**rules_data)
     shape = data.get("shape")
-    want = decision_shape(board, rules, others=max(0, len(shape) - 5) if isinstance(shape, list) else 0)
+    want = decision_shape(board, rules, others=max(0, len(shape) - 4) if isinstance(shape, list) else 0)
     if shape != list(want):
         raise PolicyError(f"shape must be {list(want)} for this board and these rules; got {show_value(shape)}")
-    raw = base64.b64decode(str(data.get("ranks", "")), validate=True)
-    if len(raw) != int(np.prod(want)):
-        raise PolicyError(f"ranks hold {len(raw)} entries; the shape {list(want)} needs {int(np.prod(want))}")
-    ranks = np.frombuffer(raw, dtype=np.uint8).reshape(want)
+    ranks = _decode(data.get("ranks", ""), want)
     vals = data.get("values", [])
     if not isinstance(vals, list) or (vals and len(vals) != board.size + 1):
         raise PolicyError(f"values must be a list of {board.size + 1} numbers")
     values = np.array([np.inf if x is None else float(x) for x in vals], dtype=float)
-    return Policy.from_table(board, rules, ranks, values=values, **extra)
+    raw_stages = data.get("stages", [])
+    if not isinstance(raw_stages, list) or not all(isinstance(x, Mapping) for x in raw_stages):
+        raise PolicyError("stages must be a list of {name, objective, ranks} tables")
+    stages = tuple(
+        Policy.from_table(
+            board, rules, _decode(x.get("ranks", ""), want), name=x.get("name", ""), objective=x.get("objective", "")
+        )
+        for x in raw_stages
+    )
+    return Policy.from_table(board, rules, ranks, values=values, stages=stages, **extra)
+
+
+def _encode(ranks: np.ndarray) -> str:
+    """A table of ranks as base64 text (one byte per entry)."""
+    return base64.b64encode(np.ascontiguousarray(ranks, dtype=np.uint8).tobytes()).decode("ascii")
+
+
+def _decode(text: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The ranks of :func:`_encode`, checked against ``shape``."""
+    raw = base64.b64decode(str(text), validate=True)
+    if len(raw) != int(np.prod(shape)):
+        raise PolicyError(f"ranks hold {len(raw)} entries; the shape {list(shape)} needs {int(np.prod(shape))}")
+    return np.frombuffer(raw, dtype=np.uint8).reshape(shape)

@@ -36,6 +36,14 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     to square 0. Without ``jump_after_bounce`` a bounce square keeps the
     token; chained jumps are followed by ``board.destination()``.
 
+    Under a rule set with a choice (``docs/rules.md``, "Choices") the
+    check is made for each option's rules (:meth:`Rules.option_rules`) and
+    passes if one passes: under ``choose_move`` the option is the plain die,
+    every value of which can be the one moved, so the check is exact; under
+    ``choose_die`` the board passes if some die alone brings every token it
+    can reach home (a seat that chooses badly may still wander: games and
+    simulations stop at their turn limits).
+
     Cost: a sparse graph of ``size * values`` edges and two breadth-first
     searches, linear in the board.
 
@@ -51,6 +59,16 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     ...
     snlmarkov.errors.UnwinnableBoardError: the finish 9 cannot be reached from square 3, which a token can reach from 0 (stuck squares: 3, 4, 5, 6)
     """
+    if rules.choice:
+        first: UnwinnableBoardError | None = None
+        for i in range(max(1, len(rules.choose_die))):
+            try:
+                check_winnable(board, rules.option_rules(i), bump_between_players)
+                return
+            except UnwinnableBoardError as exc:
+                first = first or exc
+        assert first is not None  # a choice offers one option at least
+        raise first
     n = board.size
     values = np.array(rules.die.values, dtype=np.int64)
     f = values.size

@@ -18,7 +18,11 @@ from typing import Any
 import uvicorn
 from websockets.sync.client import connect
 
+from snlmarkov.web.limits import ServerLimits
 from snlmarkov.web.serving import uvicorn_config
+
+#: limits loose enough for tests that play fast from one address (the limits have their own tests)
+ROOMY = ServerLimits(message_rate=5000, message_burst=5000, room_rate=1000, room_burst=1000, rooms_per_address=1000)
 
 
 def free_port() -> int:

@@ -331,3 +331,32 @@ def test_play_side_greedy_equals_the_exact_side(rules):
     cap = rules.max_sixes  # at the cap under redeal the top value is never thrown: compare the others' order
     assert np.array_equal(play[:cap], exact[:cap])
     assert np.array_equal(np.argsort(play[cap][..., :-1], axis=-1), np.argsort(exact[cap][..., :-1], axis=-1))
+
+
+# ------------------------------------------------------------ stored games pooled
+@pytest.mark.parametrize("rules", [DIE, Rules(choose_move=2, on_cap="forfeit")], ids=["choose_die", "choose_move"])
+def test_stored_games_under_a_choice_rule_test_every_die_thrown(rules):
+    from snlmarkov.checks.stored import check_stored
+
+    board = Board(20, {3: 12})
+    seats = [Seat("A", "red", policy="greedy"), Seat("B", "blue", policy="random")]
+    fair = check_stored([Game(board, rules, seats, rng=i).play() for i in range(200)], alpha=1e-6)
+    assert fair.passed, str(fair)
+    names = [c.name for c in fair.groups[0].checks]
+    assert names == ["turn counts", "landings", "dice"] and "not applicable: a choice rule" in str(fair)
+    rng = np.random.default_rng(1)
+
+    def loaded():  # sixes half the time
+        return iter(lambda: int(rng.choice(6, p=[0.1] * 5 + [0.5])) + 1, 0)
+
+    dice = Rules(choose_die=(Die(6), Die(8)), on_cap="forfeit") if rules.choice == "die" else rules
+    caught = check_stored([Game(board, dice, seats, dice=loaded()).play() for _ in range(200)], alpha=1e-6)
+    assert not caught.passed and "dice" in [c.name for c in caught.groups[0].checks if not c.passed]
+
+
+def test_event_tuples_keep_their_limits():
+    from snlmarkov.game.events import GameOver
+
+    assert len(GameOver(seat=0, turn=9, finishing_order=tuple(range(1000))).finishing_order) == 1000  # MAX_SEATS
+    with pytest.raises(GameError, match="at most 8 are thrown"):
+        RolledDice(seat=0, turn=0, values=(1,) * 9)

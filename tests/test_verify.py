@@ -17,7 +17,9 @@ RULE_SETS = [
 ]
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.preset_name + str(hash(r) % 1000))
+# ids by position: hash() of a Rules varies from process to process (string hashing is salted),
+# and pytest-xdist's workers must collect the same names
+@pytest.mark.parametrize("rules", RULE_SETS, ids=[f"{r.preset_name}{i}" for i, r in enumerate(RULE_SETS)])
 @pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
 def test_played_games_verify(rules, mode):
     for seed in range(4):

@@ -10,17 +10,14 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("websockets")
 
-from _webserver import Client, ServerThread, create_room, http  # noqa: E402
+from _webserver import ROOMY, Client, ServerThread, create_room, http  # noqa: E402
 
 from snlmarkov import Board, verify_game  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
-from snlmarkov.web.limits import ServerLimits  # noqa: E402
 from snlmarkov.web.store import GameStore  # noqa: E402
 
 TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
 RED, BLUE, GREEN, YELLOW = "#e53935", "#1e88e5", "#43a047", "#fdd835"
-#: limits loose enough for tests that play fast from one address (the limits have their own tests)
-ROOMY = ServerLimits(message_rate=5000, message_burst=5000, room_rate=1000, room_burst=1000, rooms_per_address=1000)
 
 
 @pytest.fixture(scope="module")

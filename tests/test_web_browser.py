@@ -3,134 +3,36 @@
 One pass & play game and one two-browser online room are played to the result
 screen by clicking the page's own buttons; the test checks what the page shows
 (the seats, the odds bars, the finishing order) against the server's record,
-and saves screenshots under ``test-artifacts/`` (or ``$SNL_ARTIFACTS``).
-
-Chromium is Debian's (``apt-get install chromium chromium-driver``; ``.ci/run``
-installs it). Without it the tests are skipped, except in CI (``CI=true``),
-where they fail.
+and saves screenshots under ``test-artifacts/`` (or ``$SNL_ARTIFACTS``). The
+browsers and the waits are tests/_browser.py's.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("starlette")
+from _browser import all_css, body, by_id, need_browser, open_page, page_texts, shot, wait  # noqa: E402
 from _webserver import ServerThread  # noqa: E402
 
 from snlmarkov import Board, verify_game  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
 from snlmarkov.web.store import GameStore  # noqa: E402
 
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 TINY = Board(25, {3: 11, 17: 4, 20: 24, 22: 9}, name="tiny")
-ARTIFACTS = Path(os.environ.get("SNL_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
-
-
-def _need_browser():
-    missing = [p for p in (CHROMIUM, DRIVER) if not shutil.which(p)]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package")
-    if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI needs the browser test: missing {', '.join(missing)}")
-        pytest.skip(f"no browser: missing {', '.join(missing)}")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _need_browser()
+    need_browser()
     store = GameStore(tmp_path_factory.mktemp("webb") / "games.sqlite")
     srv = ServerThread(create_app(store=store, boards={"tiny": TINY}, countdown=20, ai_delay=0.05)).start()
     srv.store = store
     yield srv
     srv.stop()
     store.close()
-
-
-@pytest.fixture
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    drivers, dirs = [], []
-
-    def make():
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        profile = tempfile.mkdtemp(prefix="snl-chromium-")
-        dirs.append(profile)
-        for flag in (
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--window-size=1400,1000",
-        ):
-            options.add_argument(flag)
-        d = webdriver.Chrome(service=Service(DRIVER), options=options)
-        drivers.append(d)
-        return d
-
-    yield make
-    for d in drivers:
-        d.quit()
-    for p in dirs:
-        shutil.rmtree(p, ignore_errors=True)
-
-
-def by_id(d, name):
-    from selenium.webdriver.common.by import By
-
-    return d.find_element(By.ID, name)
-
-
-def all_css(d, css):
-    from selenium.webdriver.common.by import By
-
-    return d.find_elements(By.CSS_SELECTOR, css)
-
-
-def wait(pred, timeout=60.0, what="the page"):
-    """``pred()`` once it is truthy; an element not there yet (or replaced while the page loads) is "not yet"."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            value = pred()
-        except (NoSuchElementException, StaleElementReferenceException):
-            value = None
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def shot(d, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    d.save_screenshot(str(ARTIFACTS / name))
-
-
-def body(d, key):
-    return d.execute_script(f"return document.body.dataset.{key} || ''")
-
-
-def page_texts(d, css):
-    """The text of every element matching ``css``, read by the page itself at one moment."""
-    return d.execute_script("return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)", css)
 
 
 def play_until_result(drivers, timeout=180.0):
@@ -155,7 +57,7 @@ def result_names(d):
 
 def test_pass_and_play_in_the_browser(server, browser):
     d = browser()
-    d.get(server.base + "/?speed=fast")
+    open_page(d, server.base + "/?speed=fast")
     by_id(d, "mode-pass").click()
     names = all_css(d, "input.seat-name")
     assert len(names) == 2
@@ -200,7 +102,7 @@ def test_pass_and_play_in_the_browser(server, browser):
 
 def test_online_room_with_two_browsers(server, browser):
     host, guest = browser(), browser()
-    host.get(server.base + "/?speed=fast")
+    open_page(host, server.base + "/?speed=fast")
     by_id(host, "mode-online").click()
     box = all_css(host, "input.seat-name")[0]
     box.clear()
@@ -237,7 +139,7 @@ def test_the_house_rules_pick_a_die_and_the_room_shows_it(server, browser):
     from selenium.webdriver.support.ui import Select
 
     d = browser()
-    d.get(server.base + "/?speed=fast")
+    open_page(d, server.base + "/?speed=fast")
     by_id(d, "mode-pass").click()
     die = Select(all_css(d, "select[data-rule=die]")[0])
     labels = [o.text for o in die.options]
@@ -251,10 +153,53 @@ def test_the_house_rules_pick_a_die_and_the_room_shows_it(server, browser):
     by_id(d, "start").click()
     wait(lambda: body(d, "status") == "playing", what="the game to start")
     assert wait(lambda: by_id(d, "room-info").text).endswith("die: weights:1=1,2=2")
-    d.get(server.base + "/?speed=fast")
+    open_page(d, server.base + "/?speed=fast")
     by_id(d, "mode-pass").click()
     Select(all_css(d, "select[data-rule=die]")[0]).select_by_visible_text("Fair die 1-4")
     by_id(d, "start").click()
     wait(lambda: body(d, "status") == "playing", what="the game to start")
     assert wait(lambda: by_id(d, "room-info").text).endswith("die: Fair die 1-4")
     shot(d, "die-room.png")
+
+
+def test_choose_the_die_against_an_optimal_ai_with_the_coach(server, browser):
+    """House rules "choose the die" (d4 or d6) against an optimal AI seat: die buttons, the coach's line, its setting."""
+    d = browser()
+    open_page(d, server.base + "/?speed=fast")
+    by_id(d, "mode-ai").click()
+    assert all_css(d, "select.seat-strength")[0].get_attribute("value") == "optimal"
+    for spec in ("d4", "d6"):
+        all_css(d, f"input[data-rule-die=choose_die][value={spec}]")[0].click()
+    by_id(d, "start").click()
+    wait(lambda: body(d, "status") == "playing", what="the game to start")
+    assert "choose the die: d6 or d4" in wait(lambda: by_id(d, "room-info").text)  # the form's order
+    assert "AI · optimal" in page_texts(d, ".seat-card[data-seat='1'] .badge")
+    # every roll of Ann's is a die button: the d4 first (the coach marks it), then by the keyboard
+    picks = 0
+    end = time.monotonic() + 180
+    while body(d, "result") != "shown" and time.monotonic() < end:
+        if body(d, "canChoose") == "1":
+            buttons = all_css(d, "#choices button:not([disabled])")
+            if buttons:
+                assert [b.text for b in buttons] == ["Roll the d6", "Roll the d4"]
+                if picks == 0:
+                    buttons[1].click()
+                else:
+                    buttons[0].send_keys("1")  # key 1: the d6
+                picks += 1
+                if picks == 1:
+                    line = wait(lambda: by_id(d, "coach").text, what="the coach's line")
+                    assert line.startswith("Picking the d4") or "d4 on 0 was the best choice" in line
+                    shot(d, "choice-coach.png")
+        time.sleep(0.03)
+    assert body(d, "result") == "shown" and picks >= 1
+    record = server.store.record(server.store.games()[-1].id)
+    assert record.rules.choice == "die" and verify_game(record).passed
+    coach_lines = page_texts(d, "#log li.log-coach")
+    assert any("Robot 1" in t and "best choice" in t for t in coach_lines)  # the optimal seat's choices
+    # the setting hides the coach, and this browser keeps it
+    by_id(d, "see-board").click()
+    by_id(d, "coach-on").click()
+    assert not by_id(d, "coach").is_displayed()
+    assert d.execute_script("return localStorage.getItem('snl:coach')") == "off"
+    assert not any(e.is_displayed() for e in all_css(d, "#log li.log-coach"))

@@ -9,14 +9,14 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("websockets")
 
+from _browser import body, by_id, need_browser, shot, wait  # noqa: E402
 from _webserver import Client, create_room  # noqa: E402
-from test_web_browser import _need_browser, body, browser, by_id, shot, wait  # noqa: E402, F401
 from test_web_crash import Serve  # noqa: E402
 
 
 @pytest.mark.slow  # about a minute of chromium: run in CI's slow step
-def test_the_page_when_the_server_goes_and_comes_back(tmp_path, browser):  # noqa: F811
-    _need_browser()
+def test_the_page_when_the_server_goes_and_comes_back(tmp_path, browser):
+    need_browser()
     db = tmp_path / "games.sqlite"
     srv = Serve(db)
     try:

@@ -11,15 +11,13 @@ rectangles intersect. Waits are for conditions, each bounded.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 
 import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
+from _browser import ARTIFACTS, all_css, body, by_id, need_browser, open_page, page_texts, ready, wait  # noqa: E402
 from _webserver import Client, ServerThread, create_room, http  # noqa: E402
-from test_web_browser import ARTIFACTS, CHROMIUM, DRIVER, _need_browser, all_css, body, by_id, page_texts, wait  # noqa: E402
 
 from snlmarkov import Board, Game, Odds, Rules  # noqa: E402
 from snlmarkov.web.app import create_app  # noqa: E402
@@ -37,7 +35,7 @@ CONTROLS = (
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    _need_browser()
+    need_browser()
     store = GameStore(tmp_path_factory.mktemp("pages") / "games.sqlite")
     ids = [
         store.add(Game(JUNGLE, Rules(), players=["Ann", "Bob"], rng=29).play()),
@@ -56,47 +54,6 @@ def site(tmp_path_factory):
     yield srv
     srv.stop()
     store.close()
-
-
-@pytest.fixture
-def open_browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    drivers, dirs = [], []
-
-    def make(width: int, height: int = 900):
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        profile = tempfile.mkdtemp(prefix="snl-chromium-")
-        dirs.append(profile)
-        for flag in (
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            f"--user-data-dir={profile}",
-        ):
-            options.add_argument(flag)
-        d = webdriver.Chrome(service=Service(DRIVER), options=options)
-        d.set_page_load_timeout(30)
-        d.set_window_size(width, height)
-        d.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
-        )
-        drivers.append(d)
-        return d
-
-    yield make
-    for d in drivers:
-        d.quit()
-    for p in dirs:
-        shutil.rmtree(p, ignore_errors=True)
 
 
 def full_shot(d, name):
@@ -141,14 +98,10 @@ def token_squares(d):
     )
 
 
-def ready(d):
-    wait(lambda: body(d, "ready") == "1", 60, "the page to load")
-
-
 # ------------------------------------------------------------------ archive
 @pytest.mark.parametrize("width", WIDTHS)
-def test_archive(site, open_browser, width):
-    d = open_browser(width)
+def test_archive(site, browser, width):
+    d = browser(width)
     d.get(site.base + "/games")
     ready(d)
     ids = [
@@ -177,11 +130,11 @@ def test_archive(site, open_browser, width):
 # ------------------------------------------------------------------ a game's page
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("game_id", [1, 2])
-def test_game_page(site, open_browser, width, game_id, tmp_path):
+def test_game_page(site, browser, width, game_id, tmp_path):
     record = site.records[game_id]
     states = record.states()
     n = len(record.turns())
-    d = open_browser(width)
+    d = browser(width)
     d.get(site.base + f"/games/{game_id}")
     ready(d)
     assert int(body(d, "turn")) == n  # a game's page opens on the final position
@@ -261,8 +214,8 @@ def test_game_page(site, open_browser, width, game_id, tmp_path):
     assert [line for line in out.getvalue().splitlines() if " on turn " in line] == stories
 
 
-def test_game_page_of_a_missing_game(site, open_browser):
-    d = open_browser(1280)
+def test_game_page_of_a_missing_game(site, browser):
+    d = browser(1280)
     d.get(site.base + "/games/999")
     wait(lambda: by_id(d, "load-error").is_displayed(), 30, "the error")
     assert "no stored game" in by_id(d, "load-error").text
@@ -270,8 +223,8 @@ def test_game_page_of_a_missing_game(site, open_browser):
 
 # ------------------------------------------------------------------ upload
 @pytest.mark.parametrize("width", WIDTHS)
-def test_upload(site, open_browser, width, tmp_path):
-    d = open_browser(width)
+def test_upload(site, browser, width, tmp_path):
+    d = browser(width)
     d.get(site.base + "/games/upload")
     wait(lambda: by_id(d, "upload").is_displayed(), 30, "the upload form")
     hostile = tmp_path / "hostile.json"
@@ -312,9 +265,9 @@ def _play_to_result(d, timeout=120.0):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_analysis_link_and_rematch(site, open_browser, width):
-    d = open_browser(width)
-    d.get(site.base + "/?speed=fast")
+def test_analysis_link_and_rematch(site, browser, width):
+    d = browser(width)
+    open_page(d, site.base + "/?speed=fast")
     by_id(d, "mode-ai").click()
     by_id(d, "add-seat").click()
     all_css(d, "#board option[value=tiny]")[0].click()
@@ -352,9 +305,9 @@ def test_analysis_link_and_rematch(site, open_browser, width):
 
 # ------------------------------------------------------------------ the rough edges
 @pytest.mark.parametrize("width", WIDTHS)
-def test_house_rules_form(site, open_browser, width):
-    d = open_browser(width)
-    d.get(site.base + "/?mode=pass")
+def test_house_rules_form(site, browser, width):
+    d = browser(width)
+    open_page(d, site.base + "/?mode=pass")
     wait(lambda: all_css(d, ".rules-grid .rule"), 30, "the rules form")
     parts = (
         ".rules-grid .rule > span:not(.switch), .rules-grid select, .rules-grid input[type=number], .rules-grid .switch"
@@ -386,7 +339,7 @@ def test_house_rules_form(site, open_browser, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_guests_see_the_rules_and_the_phone_layout(site, open_browser, width):
+def test_guests_see_the_rules_and_the_phone_layout(site, browser, width):
     room = create_room(site.base, kind="online", seats=[{"name": "Hosty", "colour": "#e53935", "ai": False}])
     host = Client(site.base, room["room"])
     host.hello(room["host"])
@@ -398,7 +351,7 @@ def test_guests_see_the_rules_and_the_phone_layout(site, open_browser, width):
         rules={"finish": "bounce", "bump": True},
     )
     host.until(lambda m: m["type"] == "room" and m["rules"]["bump"])
-    d = open_browser(width)
+    d = browser(width)
     d.get(site.base + f"/room/{room['room']}")
     wait(lambda: by_id(d, "lobby-rules").is_displayed(), 30, "the table's rules")
     rules = by_id(d, "lobby-rules").text
@@ -417,10 +370,10 @@ def test_guests_see_the_rules_and_the_phone_layout(site, open_browser, width):
     host.close()
 
 
-def test_online_rematch_needs_every_seat(site, open_browser):
+def test_online_rematch_needs_every_seat(site, browser):
     """The host rematches in the browser; the page waits for the guest, then moves to the new room."""
-    d = open_browser(1280)
-    d.get(site.base + "/?speed=fast")
+    d = browser(1280)
+    open_page(d, site.base + "/?speed=fast")
     by_id(d, "mode-online").click()
     by_id(d, "start").click()  # "Create Room"
     link = wait(lambda: by_id(d, "share-link").get_attribute("value"), 30, "the invite link")

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..args import board_arg, rules_arg
 from ..board import Board
-from ..chain.choice import DecisionProcess, _process
+from ..chain.choice import DecisionProcess, _process, resolve
 from ..chain.threads import single_blas_thread
 from ..errors import PolicyError, UnwinnableBoardError
 from ..limits import show_value
@@ -112,9 +112,9 @@ def solo_policy(
     if objective == "turns":
         if turns is not None:
             raise PolicyError("turns= is the horizon of objective='within'; objective='turns' takes none")
-        ranks, v, rounds = dp.solve_turns()
+        ranks, v, _ = dp.solve_turns()
         values = _per_square(dp, v, finish=0.0)
-        return _table_policy(board, rules, ranks, values, name="optimal", objective="turns", rounds=rounds)
+        return _table_policy(board, rules, ranks, values, name="optimal", objective="turns")
     if isinstance(turns, bool) or not isinstance(turns, numbers.Integral) or not 1 <= turns <= MAX_WITHIN_TURNS:
         raise PolicyError(
             f"objective='within' needs turns=, a whole number 1..{MAX_WITHIN_TURNS:,} (the horizon); got {show_value(turns)}"
@@ -140,7 +140,7 @@ def _per_square(dp: DecisionProcess, v: np.ndarray, *, finish: float) -> np.ndar
 
 
 def _table_policy(
-    board: Board, rules: Rules, ranks: np.ndarray, values: np.ndarray, *, name: str, objective: str, rounds: int = 0
+    board: Board, rules: Rules, ranks: np.ndarray, values: np.ndarray, *, name: str, objective: str
 ) -> Policy:
     shape = decision_shape(board, rules)
     return Policy.from_table(board, rules, ranks.reshape(shape), name=name, objective=objective, values=values)
@@ -163,7 +163,8 @@ class PolicyGain:
         die alone cannot finish surely), or ``"first die"`` (no choice) and
         ``"greedy"`` under ``choose_move``.
     gain : Mapping[str, numpy.ndarray]
-        ``against[k] - optimal``: the turns the optimal policy saves.
+        ``against[k] - optimal``: the turns the optimal policy saves
+        (``inf`` where only it finishes surely, NaN where neither does).
     spread : numpy.ndarray
         At the start of a turn on each square, the expected turns of the
         worst choice minus the best's (0 where the choice does not matter;
@@ -212,44 +213,31 @@ def policy_gain(board: Board | None = None, rules: Rules | None = None, *, polic
     board, rules = board_arg(board), rules_arg(rules)
     policy = solo_policy(board, rules) if policy is None else policy
     best = analyze(board, rules, policy=policy).expected_turns_from
-    others: dict[str, Policy] = {}
+    others: dict[str, Policy | None] = {}
     if rules.choice == "die":
         for d in rules.choose_die:
             others[f"always {d.spec}"] = Policy.fixed(d)
     else:
-        others["first die"] = Policy.from_table(
-            board,
-            rules,
-            np.broadcast_to(np.arange(len(rules.options), dtype=np.int16), decision_shape(board, rules)),
-            name="first die",
-        )
+        others["first die"] = None  # no choice: the plain rules, moving the first die rolled
         others["greedy"] = Policy.greedy()
     against: dict[str, np.ndarray] = {}
     for key, p in others.items():
-        if key == "first die":
-            try:
+        try:
+            if p is None:
                 v = analyze(board, rules.option_rules()).expected_turns_from
-            except UnwinnableBoardError:
-                v = np.full(board.size + 1, np.inf)
-        else:
-            try:
+            else:
                 v = analyze(board, rules, policy=p).expected_turns_from
-            except UnwinnableBoardError:
-                v = np.full(board.size + 1, np.inf)
+        except UnwinnableBoardError:
+            v = np.full(board.size + 1, np.inf)
         against[key] = v
-    with np.errstate(invalid="ignore"):  # inf - inf where neither finishes surely: no gain to state (nan)
+    with np.errstate(invalid="ignore"):  # NaN where neither way of playing finishes surely
         gain = {k: v - best for k, v in against.items()}
     dp = _process(board, rules)
-    from ..chain.choice import resolve
-
     flat = resolve(policy, board, rules).ranks.reshape(dp.n_states, -1)
-    good, _ = dp.good_states()
-    v = dp.evaluate(flat, good)
-    q = dp.q_values(v)[dp.starts]
-    finite = np.isfinite(q)  # a row with no finite option (a state the token never finishes from) spreads 0
-    worst = np.max(np.where(finite, q, -np.inf), axis=1)
-    best_q = np.min(np.where(finite, q, np.inf), axis=1)
-    spread = np.where(finite.any(axis=1), worst - best_q, 0.0)
+    q = dp.q_values(dp.evaluate(flat))[dp.starts]  # inf where the policy does not finish surely
+    fin = np.isfinite(q)
+    high, low = np.where(fin, q, -np.inf).max(axis=1), np.where(fin, q, np.inf).min(axis=1)
+    spread = np.where(fin.any(axis=1), high - low, 0.0)
     spread = np.append(spread, 0.0)
     for arr in (*against.values(), *gain.values(), spread):
         arr.setflags(write=False)

@@ -20,6 +20,11 @@ runs four tests against the exact figures:
 The overall ``alpha`` (default 1e-5: a correct model fails less than once in
 10^5 runs) is split evenly over the four tests (Bonferroni), so the report
 passes only when every test does.
+
+Under a rule set with a choice (``docs/rules.md``, "Choices") the games are
+simulated with the seat choosing by ``policy`` (resolved on the play side)
+and tested against ``analyze(board, rules, policy=policy)`` (resolved on the
+exact side); ``exact_policy`` plants another policy in the model.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from ..board import Board
 from ..errors import GameError, SnlError
 from ..limits import check_memory, check_rng, clean_text
 from ..rules import Rules
-from ..sim.core import _checked, play, progress_bar
+from ..sim.core import _checked, play, policy_ranks, progress_bar
 
 __all__ = ["crosscheck", "CrosscheckReport", "Check"]
 
@@ -234,6 +239,8 @@ def crosscheck(
     batches: int = 40,
     progress: bool = False,
     max_turns: int = 100_000,
+    policy: Any = None,
+    exact_policy: Any = None,
 ) -> CrosscheckReport:
     """Simulate solo games and test them against the exact analysis.
 
@@ -261,6 +268,11 @@ def crosscheck(
         The simulator's turn limit. A game that reaches it is not a whole
         game: its length would bias every test, so the cross-check refuses
         to judge (GameError) rather than report a meaningless z.
+    policy : Policy, optional
+        Under a rule set with a choice: what the token chooses, in the
+        simulation and (unless ``exact_policy`` is given) in the model.
+    exact_policy : Policy, optional
+        Build the exact model for this policy instead (a planted difference).
 
     Returns
     -------
@@ -280,22 +292,24 @@ def crosscheck(
     >>> crosscheck(Board.builtin(), Rules.preset("plain"), 40_000, rng=1,
     ...            exact_rules=Rules.preset("plain").replace(finish="bounce")).passed
     False
+
+    Choosing the die by the greedy policy:
+
+    >>> from snlmarkov import Policy
+    >>> crosscheck(Board.builtin(), Rules(choose_die=(4, 6)), 20_000, rng=1, policy=Policy.greedy()).passed
+    True
     """
-    board, rules, _, _, max_turns = _checked(board, rules, 1, 1, "classic", max_turns)
+    board, rules, _, _, max_turns = _checked(board, rules, 1, 1, "classic", max_turns, policy=policy)
+    ranks = () if policy is None else policy_ranks(board, rules, policy, 1)
     if not isinstance(batches, (int, np.integer)) or isinstance(batches, bool) or batches < 10:
         raise GameError(f"batches must be an integer >= 10, got {batches!r}")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 10 * batches:
         raise GameError(f"games must be an integer >= 10 * batches = {10 * batches}, got {games!r}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise SnlError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    if exact is not None and (exact_board is not None or exact_rules is not None):
-        raise SnlError("give either exact (an analysis) or exact_board/exact_rules, not both")
-    if exact is None:
-        exact = analyze(board if exact_board is None else exact_board, rules if exact_rules is None else exact_rules)
-    elif not isinstance(exact, Analysis):
-        raise SnlError(f"exact must be an Analysis (from snlmarkov.analyze), got {type(exact).__name__}")
-    if exact.board.size != board.size:
-        raise SnlError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
+    exact = _exact_model(
+        board, rules, exact, exact_board, exact_rules, policy if exact_policy is None else exact_policy
+    )
 
     check_memory(int(games) * 48, f"cross-checking {int(games):,} games", hint="use fewer games")
     gen = check_rng(rng)
@@ -304,7 +318,7 @@ def crosscheck(
     bar = progress_bar(per_batch * batches) if progress else None
     try:
         for _ in range(batches):
-            result = play(board, rules, per_batch, 1, "classic", gen, max_turns, bar)
+            result = play(board, rules, per_batch, 1, "classic", gen, max_turns, bar, ranks=ranks)
             turns.append(result.turns)
             rolls.append(result.rolls)
             batch_landings.append(result.landings / per_batch)
@@ -381,6 +395,23 @@ def crosscheck(
         flagged_squares=flagged,
         checks=(mean_check, rolls_check, dist_check, land_check),
     )
+
+
+def _exact_model(board: Board, rules: Rules, exact: Any, exact_board: Any, exact_rules: Any, policy: Any) -> Analysis:
+    """The exact analysis a cross-check tests against (given, or built for the board, rules and policy)."""
+    if exact is not None and (exact_board is not None or exact_rules is not None):
+        raise SnlError("give either exact (an analysis) or exact_board/exact_rules, not both")
+    if exact is None:
+        exact = analyze(
+            board if exact_board is None else exact_board,
+            rules if exact_rules is None else exact_rules,
+            policy=policy,
+        )
+    elif not isinstance(exact, Analysis):
+        raise SnlError(f"exact must be an Analysis (from snlmarkov.analyze), got {type(exact).__name__}")
+    if exact.board.size != board.size:
+        raise SnlError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
+    return exact
 
 
 def _two_sided_normal(z: float) -> float:

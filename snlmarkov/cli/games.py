@@ -5,7 +5,10 @@ database holding the ``games`` table of ``snlmarkov serve --db``): a corrupt
 file, another database or a row of the wrong types gives a one-line error,
 never a traceback, and nothing is written to a file that is not a store.
 Names and modes read from the file are printed with control characters
-escaped. Each game's page on the server is ``/games/<id>``.
+escaped. Each game's page on the server is ``/games/<id>``. Games played
+under a choice rule (``docs/rules.md``, "Choices") are followed by each
+player's accuracy: the expected turns to the finish their choices lost,
+per choice, against the optimal policy (:func:`snlmarkov.web.coach.accuracy`).
 
 Examples
 --------
@@ -34,7 +37,7 @@ from typing import Any
 from ..errors import InputFileError, SnlError
 from .common import show
 
-__all__ = ["register", "run", "open_store", "stored_games", "game_page"]
+__all__ = ["register", "run", "open_store", "stored_games", "game_page", "accuracy_line"]
 
 #: The columns of the ``games`` table that ``snlmarkov serve --db`` writes.
 _COLUMNS = ("id", "room", "status", "mode", "players", "turns", "finished_at", "record")
@@ -145,14 +148,16 @@ def _bad_fields(g: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print one line per stored game."""
+    """Print one line per stored game (and, for games under a choice rule, each player's accuracy)."""
     store = open_store(args.db)
     try:
-        rows = []
+        rows, choices = [], []
         for g, record, problem in stored_games(store, args.status):
             if problem:
                 rows.append((show(g.id), "-", "-", "-", "-", "-", "-", f"({problem})"))
                 continue
+            if record.rules.choice:
+                choices.append(accuracy_line(g.id, record))
             winner = show(record.seats[record.winner].name) if record.has_winner else "-"
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(g.finished_at))
             rows.append(
@@ -172,4 +177,35 @@ def run(args: argparse.Namespace) -> int:
     bad = sum(r[1] == "-" for r in rows)
     unreadable = f", {bad} unreadable" if bad else ""
     print(f"{len(rows)} game{'' if len(rows) == 1 else 's'}: {done} finished, {left} abandoned{unreadable}")
+    if choices:
+        print("accuracy under a choice rule (what each player's choices lost, per choice, against the optimal policy):")
+        for line in choices:
+            print(line)
     return 0
+
+
+def accuracy_line(game_id: int, record: Any) -> str:
+    """One game's accuracy in words: each player's turns lost per choice, choices made and best ones.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Game, Rules, Seat
+    >>> game = Game(Board(3), Rules(choose_die=(2, 3), bonus_on_six=False), [Seat("Ann", "red")], dice=[1, 2])
+    >>> _ = game.take_turn(); _ = game.choose(0); _ = game.take_turn(); _ = game.choose(0)
+    >>> accuracy_line(4, game.record())
+    '    4  expected turns: Ann 0.33 (2 choices, 1 best)'
+    """
+    from ..web.coach import accuracy
+
+    acc = accuracy(record)
+    if "reason" in acc:
+        return f"{int(game_id):>5}  (no figure: {show(acc['reason'])})"
+    parts, win = [], acc["unit"] == "win"
+    for s in acc["seats"]:
+        per = "-" if s["per_choice"] is None else f"{100 * s['per_choice']:.1f}" if win else f"{s['per_choice']:.2f}"
+        if s["choices"] and s["lost"] is None:
+            per = "risked never finishing"
+        plural = "" if s["choices"] == 1 else "s"
+        parts.append(f"{show(s['name'])} {per} ({s['choices']} choice{plural}, {s['best']} best)")
+    unit = "points of win chance" if win else "expected turns"
+    return f"{int(game_id):>5}  {unit}: " + "; ".join(parts)

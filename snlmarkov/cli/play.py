@@ -15,6 +15,19 @@ ruled grid, one line per row, or a one-line track of the squares ahead);
 tokens are ``[label]`` (``[A]``, ``[P1]``: distinct for every seat), in
 colour unless ``NO_COLOR`` is set or ``--no-color`` is given.
 
+Under a rule set with a choice (``--set choose_die=d4,d6`` or ``--set choose_move=2``,
+``docs/rules.md``, "Choices") a human seat is asked for its
+choice: the die before each roll (by its number in the list shown or its
+name, ``d6``), or after the dice are thrown the value it moves by.
+Automatic seats play the strength ``--ai-strength`` (``optimal`` by
+default: the table's solved policy, the race of two solved as a game, else
+one token's fewest expected turns; ``greedy``; ``random``). After each
+human choice the coach's line says the best choice and what the choice cost
+(points of win chance in a race of two, else expected turns), read from the
+same solution (:func:`snlmarkov.web.coach.solve_table`, which the browser
+game's coach reads too); ``--no-coach`` hides it. There are no live odds
+under a choice rule.
+
 The odds beside each name are exact (:class:`~snlmarkov.races.odds.Odds`).
 With ``bump`` they need the joint chain of every token, solved once before
 the first turn; the game shows none, and says why, for more than
@@ -68,6 +81,9 @@ MAX_SEATS = MAX_PLAYERS
 #: solve's work: 3 players on the jungle board are about 9e7).
 LIVE_BUMP_WORK = 100_000_000
 
+#: Why a game under a choice rule shows no odds.
+_NO_CHOICE_ODDS = "No live odds under a choice rule (they would assume every seat's policy)."
+
 _LAYOUT_HELP = (
     "In a terminal the screen is redrawn every turn to fit the terminal's size at that moment: "
     "the board as a ruled grid when the terminal is tall enough, one line per row of the board "
@@ -106,6 +122,19 @@ def register(subparsers: Any) -> None:
         metavar="K|NAME",
         help="automatic seats: a single whole number K makes the last K seats automatic; "
         "otherwise the named seats are automatic",
+    )
+    parser.add_argument(
+        "--ai-strength",
+        default="optimal",
+        choices=("random", "greedy", "optimal"),
+        help="under a choice rule, how the automatic seats choose: optimal (the solved policy: the race of two "
+        "as a game, else the fewest expected turns; the default), greedy (the furthest move) or random",
+    )
+    parser.add_argument(
+        "--no-coach",
+        action="store_true",
+        help="under a choice rule, hide the coach's line (the best choice and what yours cost: points of win "
+        "chance in a race of two, else expected turns)",
     )
     parser.add_argument(
         "--mode", default="classic", choices=MODES, help="classic (the first home wins) or last_one_standing"
@@ -160,10 +189,18 @@ def run(args: argparse.Namespace) -> int:
         raise GameError(f"--max-turns must be at least 1; got {args.max_turns}")
     if args.delay < 0 or args.delay > 10:
         raise GameError(f"--delay must be between 0 and 10 seconds; got {args.delay}")
-    game = Game(board, rules, seats, args.mode, rng=args.seed)
     automatic = _automatic(args.ai, seats)  # checked even when unused
     if not sys.stdin.isatty():
         automatic = set(range(len(seats)))
+    coached = bool(rules.choice) and not args.no_coach and len(automatic) < len(seats)
+    solved = _solved(
+        board, rules, len(seats), args.mode, coached or (bool(automatic) and args.ai_strength == "optimal")
+    )
+    if rules.choice and automatic:
+        strength = solved.policy if args.ai_strength == "optimal" else args.ai_strength
+        seats = [Seat(s.name, s.colour, policy=strength) if i in automatic else s for i, s in enumerate(seats)]
+    game = Game(board, rules, seats, args.mode, rng=args.seed)
+    coach = solved if coached else None
     seats = [Seat(show(s.name), show(s.colour)) for s in seats]  # what is printed: control characters escaped
     screen = sys.stdout.isatty() and not args.lines
     display: Any = (
@@ -178,7 +215,12 @@ def run(args: argparse.Namespace) -> int:
         f"[{label}] {s.name} ({s.colour}{', automatic' if i in automatic else ''})"
         for i, (s, label) in enumerate(zip(seats, display.labels))
     )
-    odds, why_not = (None, ()) if args.no_odds else _odds(board, rules, len(seats), args.mode, screen=screen)
+    odds: Any
+    why_not: tuple[str, ...]
+    if rules.choice and not args.no_odds:
+        odds, why_not = None, (_NO_CHOICE_ODDS, "No odds: a choice rule")
+    else:
+        odds, why_not = (None, ()) if args.no_odds else _odds(board, rules, len(seats), args.mode, screen=screen)
     display.header([title, seats_line], note=why_not)
     chances = _chances(odds, game, args.mode)
     while not game.is_over:
@@ -187,12 +229,19 @@ def run(args: argparse.Namespace) -> int:
         seat, round_now = game.current_seat, game.round
         name, square = seats[seat].name, game.positions[seat]
         display.before_turn(game, chances)
-        if seat not in automatic and not _ready(display.prompt(seat)):
+        asks_first = seat in automatic or rules.choice != "die"  # under choose_die the choice is the prompt
+        if asks_first and seat not in automatic and not _ready(display.prompt(seat)):
             print(f"{name} quits: game abandoned after {_turns(game.total_turns)}.")
             return 1
         if screen and seat in automatic and args.delay:
             time.sleep(args.delay)
         events = game.take_turn()
+        while game.waiting:
+            more = _choose(game, name, coach)
+            if more is None:
+                print(f"{name} quits: game abandoned after {_turns(game.total_turns)}.")
+                return 1
+            events += more
         chances = _chances(odds, game, args.mode)
         said = [f"{event.describe(seats[event.seat].name)}." for event in events]
         display.after_turn(f"Turn {game.total_turns}, round {round_now}: {name} on {square}", said, game, chances)
@@ -203,6 +252,58 @@ def run(args: argparse.Namespace) -> int:
     closing.append("Finishing order: " + ", ".join(order))
     display.finish(game, closing)
     return 0
+
+
+def _solved(board: Any, rules: Any, players: int, mode: str, needed: bool) -> Any:
+    """The table's optimal policy and option values (:func:`~snlmarkov.web.coach.solve_table`), when needed."""
+    if not rules.choice or not needed:
+        return None
+    from ..web.coach import solve_table
+
+    return solve_table(board, rules, players, mode)
+
+
+def _choose(game: Any, name: str, coach: Any) -> list[Any] | None:
+    """Ask the human mover for the choice the game waits for; the events it brings (None: quit)."""
+    d = game.decision
+    if d.kind == "die":
+        menu = "  ".join(f"{i + 1}) {die.spec}" for i, die in enumerate(d.options))
+        prompt = f"{name} on {d.square}: which die? {menu} (q to quit): "
+    else:
+        thrown = " and ".join(map(str, d.options))
+        prompt = f"{name} on {d.square} rolled {thrown}: which value to move by? (q to quit): "
+    while True:
+        try:
+            answer = input(prompt).strip()
+        except EOFError:
+            print()
+            return None
+        if answer.lower() in ("q", "quit", "exit"):
+            return None
+        choice = _parse_choice(answer, d)
+        if choice is not None:
+            break
+        print(f"Not one of the choices: {show(answer)[:40]!s}")
+    events = game.choose(choice) if d.kind == "die" else game.pick(choice)
+    if coach is not None:
+        verdict = coach.judge(d.square, d.sixes, d.origin, choice, rolled=d.options, others=d.others)
+        if verdict is not None:  # None: the race is decided, nothing at stake
+            print(f"Coach: {verdict.text(name)}")  # the name is shown escaped already
+    return list(events)
+
+
+def _parse_choice(answer: str, d: Any) -> int | None:
+    """The die's index (from its number in the menu, or its name) or the value picked; None if not a choice."""
+    if d.kind == "die":
+        names = [die.spec for die in d.options]
+        if answer in names:
+            return names.index(answer)
+        if answer.isdigit() and 1 <= int(answer) <= len(names):
+            return int(answer) - 1
+        return None
+    if answer.isdigit() and int(answer) in d.options:
+        return int(answer)
+    return None
 
 
 def _odds(board: Any, rules: Any, players: int, mode: str, *, screen: bool) -> tuple[Any, tuple[str, ...]]:

@@ -53,7 +53,7 @@ import numpy as np
 from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
 from ..dice import Die
-from ..errors import DiceError, GameError, LimitError, SnlError, UnwinnableBoardError
+from ..errors import DiceError, GameError, LimitError, SnlError
 from ..limits import MAX_RECORD_BOARD_SIZE, check_rng, show_value
 from ..playkernel import PlayKernel, RollStory, describe_values, draw, is_capped, option_kernels
 from ..reach import check_winnable
@@ -217,7 +217,7 @@ class Game:
         self._rules = rules
         self._mode = mode
         self._seats = _make_seats(players)
-        _check_winnable(board, rules, len(self._seats) > 1)
+        check_winnable(board, rules, len(self._seats) > 1)
         self._kernels: tuple[PlayKernel, ...] = option_kernels(board, rules)
         self._choosers: tuple[Chooser | None, ...] = seat_choosers(board, rules, self._seats)
         self._steps: Generator[Decision, int, int] | None = None
@@ -858,28 +858,6 @@ class Game:
         if nxt <= seat:
             self._round += 1
         self._current = nxt
-
-
-def _check_winnable(board: Board, rules: Rules, multi: bool) -> None:
-    """``check_winnable`` of the rules, or under a choice rule of some option's rules.
-
-    Under ``choose_move`` the option is the plain die, every value of which
-    can be the one moved: the check is exact. Under ``choose_die`` the board
-    is played if some die alone brings every token home (a seat that chooses
-    badly may still wander; :meth:`Game.play` stops at ``max_turns``).
-    """
-    if not rules.choice:
-        check_winnable(board, rules, multi)
-        return
-    first: UnwinnableBoardError | None = None
-    for i in range(max(1, len(rules.choose_die))):
-        try:
-            check_winnable(board, rules.option_rules(i), multi)
-            return
-        except UnwinnableBoardError as exc:
-            first = first or exc
-    assert first is not None
-    raise first
 
 
 def _roll_events(seat: int, turn: int, story: RollStory) -> list[Event]:

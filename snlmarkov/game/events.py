@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import GameError
+from ..limits import MAX_CHOICES
 
 __all__ = [
     "Event",
@@ -139,8 +140,10 @@ class Event:
                 if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
                     raise GameError(f"{name} must be a sequence of {what}; got {value!r}"[:300])
                 items = tuple(value)
-                if len(items) > 64 or not all(_is_int(v) and v >= 0 for v in items):
-                    raise GameError(f"{name} must hold at most 64 {what} >= 0; got {items!r}"[:300])
+                if field_name == "values" and len(items) > MAX_CHOICES:
+                    raise GameError(f"{name} holds {len(items)} dice; at most {MAX_CHOICES} are thrown")
+                if not all(_is_int(v) and v >= 0 for v in items):
+                    raise GameError(f"{name} must hold {what} >= 0; got {items!r}"[:300])
                 object.__setattr__(self, field_name, tuple(int(v) for v in items))
 
     def to_dict(self) -> dict[str, Any]:

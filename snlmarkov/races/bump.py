@@ -122,7 +122,7 @@ class _Stall:
 
 
 def joint_race(
-    model: TransitionModel,
+    model: TransitionModel | None,
     rules: Any,
     players: int,
     mode: str,
@@ -131,13 +131,15 @@ def joint_race(
     state: GameState | None = None,
     max_rounds: int = 1_000_000,
     progress: bool = False,
+    movers: tuple[JointMover, ...] = (),
 ) -> dict[str, Any]:
     """Exact race figures from the joint chain of all tokens, from the start or from ``state``.
 
     Parameters
     ----------
-    model : TransitionModel
-        The turn model of the board and rules.
+    model : TransitionModel or None
+        The turn model of the board and rules (every seat's token moves by
+        it), or None with ``movers``.
     rules : Rules
         The rules (``bump`` and ``bump_to`` are read here).
     players : int
@@ -152,6 +154,10 @@ def joint_race(
         the seats already finished.
     max_rounds : int
         Refuse to go on beyond this many rounds.
+    movers : tuple of JointMover, optional
+        One mover per seat, on the same squares, when the seats' tokens move
+        differently (each playing its policy under a choice rule:
+        :meth:`~snlmarkov.races.seatchains.SeatChains.movers`).
     progress : bool
         Show the rounds as they are run (a tqdm bar on standard error, with
         the probability still in play).
@@ -187,15 +193,18 @@ def joint_race(
     >>> (out["win_probability"] * 11).round(9).tolist()
     [5.0, 6.0]
     """
-    mover = JointMover.of(model, rules)
+    if not movers:
+        if model is None:
+            raise SnlError("joint_race needs a turn model or one mover per seat")
+        movers = (JointMover.of(model, rules),) * int(players)
     state = GameState.initial(int(players)) if state is None else state
     order, _ = play_order(state)
-    full = mover.point([state.positions[s] for s in order], order)
+    full = movers[0].point([state.positions[s] for s in order], order)
     stall = _Stall(max_rounds)
     with _RoundsBar(progress, f"exact race, {len(order)} players") as bar:
         if mode == "classic":
-            return _classic(mover, full, state, tail, stall, bar)
-        return _last_one_standing(mover, full, state, tail, stall, bar)
+            return _classic(movers, full, state, tail, stall, bar)
+        return _last_one_standing(movers, full, state, tail, stall, bar)
 
 
 class _RoundsBar:
@@ -256,7 +265,7 @@ def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None
 
 
 def _classic(
-    mover: JointMover, full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
+    movers: tuple[JointMover, ...], full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
     k, m = state.players, len(state.racing)
     win = np.zeros(k)
@@ -268,7 +277,7 @@ def _classic(
         in_round = 0.0
         this = []
         for s in seats:
-            full, out = mover.move(full, m)
+            full, out = movers[s].move(full, m)
             w = float(out.sum())
             win[s] += w
             in_round += w
@@ -389,8 +398,8 @@ class _Clocks:
     move).
     """
 
-    def __init__(self, mover: JointMover, state: GameState) -> None:
-        self.mover, self.k = mover, state.players
+    def __init__(self, movers: tuple[JointMover, ...], state: GameState) -> None:
+        self.movers, self.k = movers, state.players
         self.places = tuple(state.places)
         self.racing = tuple(sorted(state.racing))
         self.by_order: dict[tuple[int, ...], np.ndarray] = {}
@@ -410,7 +419,7 @@ class _Clocks:
         """Seat ``s`` plays turn ``t`` (of round ``rnd``) in every smaller tensor; ``out_full`` finished in the full one."""
         if self.live["rounds"]:
             movers = [prefix for prefix in self.by_order if s not in prefix]
-            for prefix, x, out in self.mover.move_all(movers, self.by_order, lambda p: self.k - len(p)):
+            for prefix, x, out in self.movers[s].move_all(movers, self.by_order, lambda p: self.k - len(p)):
                 self.by_order[prefix] = x
                 self._finish(prefix + (s,), out, rnd)
             if out_full is not None:
@@ -418,7 +427,11 @@ class _Clocks:
         if self.live["turns"]:
             self.turns_pmf.append(0.0)
             nxt_store: dict = {}
-            for (alive, seat), y, out in self.mover.move_all(list(self.by_turn), self.by_turn, lambda key: len(key[0])):
+            moved = []
+            for who in sorted({key[1] for key in self.by_turn}):  # each tensor's own seat to move
+                keys = [key for key in self.by_turn if key[1] == who]
+                moved.extend(self.movers[who].move_all(keys, self.by_turn, lambda key: len(key[0])))
+            for (alive, seat), y, out in moved:
                 _add(nxt_store, (alive, _next_in(alive, seat)), y)
                 left = tuple(a for a in alive if a != seat)
                 if left:
@@ -457,9 +470,9 @@ class _Clocks:
 
 
 def _last_one_standing(
-    mover: JointMover, full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
+    movers: tuple[JointMover, ...], full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
-    clocks = _Clocks(mover, state)
+    clocks = _Clocks(movers, state)
     m = len(clocks.racing)
     drop = tail * DROP_FRACTION
     watch = SettleWatch()
@@ -474,7 +487,7 @@ def _last_one_standing(
             t += 1
             out_full = None
             if isinstance(current, np.ndarray):
-                current, out_full = mover.move(current, m)
+                current, out_full = movers[s].move(current, m)
                 outflows[s] = out_full.copy()
             elif current is not None:
                 out_full = current.outflow(s)

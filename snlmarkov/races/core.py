@@ -54,7 +54,7 @@ from ..analysis.single import analyze
 from ..args import board_arg, mode_arg, players_arg, rng_arg, rules_arg, state_arg
 from ..board import Board
 from ..chain.model import turn_model
-from ..errors import GameError, LimitError, SnlError
+from ..errors import GameError, LimitError, PolicyError, SnlError
 from ..limits import MAX_PLAYERS, check_memory
 from ..rules import MODES, Rules
 from ..state import GameState
@@ -63,6 +63,7 @@ from .defaults import DEFAULT_GAMES, METHODS
 from .independent import independent_race
 from .joint import resting_squares
 from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, RaceResult
+from .seatchains import refuse_choice
 
 __all__ = [
     "RaceResult",
@@ -127,6 +128,7 @@ def race(
     tail: float = DEFAULT_TAIL,
     progress: bool = False,
     state: GameState | None = None,
+    policies: Any = None,
 ) -> RaceResult:
     """Analyse a race of ``players`` seats on ``board`` under ``rules``.
 
@@ -172,6 +174,17 @@ def race(
         simulating from the state. A state that is over gives its outcome
         with certainty. From the start state the figures are those of the
         race itself.
+    policies : tuple of Policy, optional
+        Under a rule set with a choice (which is refused without them), the
+        policy each seat plays, one per seat: one-token policies
+        (:func:`~snlmarkov.optimal_policy` with ``objective="turns"``,
+        ``Policy.fixed``, ...) or, in a race of two, race policies
+        (``optimal_policy(..., players=2, objective="win")`` returns such a
+        pair, to pass as it is). The figures are exact: each seat's token
+        moves by its policy's chain; without ``bump`` one-token policies
+        keep the tokens independent, and with ``bump`` or a race policy the
+        joint chain is run (``method="exact"`` limits; ``"monte_carlo"`` is
+        refused).
 
     Returns
     -------
@@ -187,7 +200,11 @@ def race(
     LimitError
         For an exact joint chain over its limits (states or memory).
     RuleError
-        If the rules cannot be played on the board.
+        If the rules cannot be played on the board, or give a choice and no
+        ``policies`` are given.
+    PolicyError
+        For ``policies`` that do not fit (see
+        :func:`~snlmarkov.races.seatchains.check_policies`).
 
     Examples
     --------
@@ -222,6 +239,9 @@ def race(
     tail = check_tail(tail)
     rules.check_board(board)
     common: dict[str, Any] = {"board": board, "rules": rules, "players": k, "mode": mode}
+    if policies is not None:
+        return _race_policies(common, state, method, tail, progress, policies)
+    refuse_choice(rules, "race()")
     if state is not None and state != GameState.initial(k):
         return _race_from(common, state, method, games, rng, tail, progress)
 
@@ -243,6 +263,26 @@ def race(
     for order in itertools.permutations(range(k), places):  # orders no game can produce have probability 0
         orders.setdefault(order, 0.0)
     return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **figures)
+
+
+def _race_policies(
+    common: dict[str, Any], state: GameState | None, method: str, tail: float, progress: bool, policies: Any
+) -> RaceResult:
+    """:func:`race` with a policy per seat, from the start or ``state``: exact, by :class:`StateRace`."""
+    from .fromstate import StateRace
+    from .seatchains import SeatChains
+
+    board, rules, k, mode = common["board"], common["rules"], common["players"], common["mode"]
+    chains = SeatChains.of(board, rules, policies, k)
+    if method == "monte_carlo":
+        raise PolicyError("race(policies=) is exact: method='monte_carlo' does not play policies")
+    exact = StateRace(board, rules, k, mode, tail=tail, progress=progress, chains=chains)
+    state = exact.check(GameState.initial(k) if state is None else state)
+    m = len(state.racing)
+    if chains.joint and m > 1 and not state.is_over(board, mode):
+        states = exact.joint_states(m)
+        _check_joint_size(states, states // m, m)
+    return exact._result(state, orders=True)
 
 
 def _check_joint_size(states: int, combinations: int, k: int) -> None:
@@ -271,7 +311,7 @@ def _race_from(
     exact.check(state)
     m = len(state.racing)
     if not state.is_over(board, mode) and rules.bump and m > 1:  # the joint chain of the seats still racing
-        states = m * resting_squares(exact._model, rules.bump_to).size ** m
+        states = exact.joint_states(m)
         if method == "monte_carlo" or (method == "auto" and (m > EXACT_JOINT_PLAYERS or states > MAX_EXACT_STATES)):
             return _monte_carlo(common, games, rng, progress, start=state)
         if states > MAX_EXACT_STATES:

@@ -34,16 +34,17 @@ import numpy as np
 
 from ..analysis.distribution import LengthDistribution
 from ..board import Board
-from ..chain.model import turn_model
+from ..chain.model import TransitionModel, turn_model
 from ..errors import GameError
 from ..rules import Rules
 from ..state import GameState
 from .bump import joint_race
 from .independent import independent_from
-from .joint import reachable
+from .joint import JointMover, reachable, resting_squares
 from .order import play_order
 from .passage import FirstPassage, first_passage
-from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, RaceResult
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, _METHOD_POLICIES, RaceResult
+from .seatchains import SeatChains
 
 __all__ = ["StateRace", "finished_figures"]
 
@@ -64,21 +65,60 @@ class StateRace:
     """
 
     def __init__(
-        self, board: Board, rules: Rules, players: int, mode: str, *, tail: float, progress: bool = False
+        self,
+        board: Board,
+        rules: Rules,
+        players: int,
+        mode: str,
+        *,
+        tail: float,
+        progress: bool = False,
+        chains: SeatChains | None = None,
     ) -> None:
         self.board, self.rules, self.players, self.mode, self.tail = board, rules, players, mode, float(tail)
         self._progress = progress
-        self._model = turn_model(board, rules)
+        self._chains = chains
         self._origins = (0, rules.bump_to) if rules.bump else (0,)
-        self._reachable = reachable(self._model, self._origins)
-        self._first_passage: FirstPassage | None = None
+        self._model: TransitionModel | None = None
+        if chains is None:
+            self._model = turn_model(board, rules)
+            self._models: tuple[TransitionModel, ...] = (self._model,) * players
+            self._reachable = reachable(self._model, self._origins)
+        else:  # every seat plays its policy (a rule set with a choice)
+            self._models = chains.alone
+            self._reachable = chains.reachable()
+        self._first_passage: dict[int, FirstPassage] = {}
+        self._seat_movers: tuple[JointMover, ...] = ()
 
     @property
-    def _passage(self) -> FirstPassage:
-        """Every square's turns-to-finish distribution (built on first use)."""
-        if self._first_passage is None:
-            self._first_passage = first_passage(self._model, self.tail, self._origins)
-        return self._first_passage
+    def policies(self) -> tuple[Any, ...]:
+        """The seats' policies (under a choice rule), else ``()``."""
+        return () if self._chains is None else tuple(t.policy for t in self._chains.tables)
+
+    def _passage_of(self, seat: int) -> FirstPassage:
+        """The turns-to-finish distributions of ``seat``'s token from every square (built on first use)."""
+        model = self._models[seat]
+        key = next(i for i, other in enumerate(self._models) if other is model)  # seats that move alike share it
+        if key not in self._first_passage:
+            self._first_passage[key] = first_passage(model, self.tail, self._origins)
+        return self._first_passage[key]
+
+    def _movers(self) -> tuple[JointMover, ...]:
+        """One joint-chain mover per seat (every seat the same one without policies)."""
+        if not self._seat_movers:
+            if self._chains is not None:
+                self._seat_movers = self._chains.movers()
+            else:
+                self._seat_movers = (JointMover.of(self._models[0], self.rules),) * self.players
+        return self._seat_movers
+
+    def joint_states(self, m: int) -> int:
+        """States of the joint chain of ``m`` racing tokens: ``m * n**m``, ``n`` the resting squares."""
+        if self._chains is None:
+            return m * resting_squares(self._models[0], self.rules.bump_to).size ** m
+        seen = self._reachable.copy()
+        seen[self.board.size] = False
+        return m * int(seen.sum()) ** m
 
     def check(self, state: GameState) -> GameState:
         """Validate ``state`` for these figures (seats, board, rules, mode); return it."""
@@ -98,7 +138,8 @@ class StateRace:
 
     def _independent(self, state: GameState) -> bool:
         """Whether the racing tokens of ``state`` (not over) move independently."""
-        return not self.rules.bump or len(state.racing) == 1
+        joint = self.rules.bump if self._chains is None else self._chains.joint
+        return not joint or len(state.racing) == 1
 
     def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
         """Win and place probabilities only (no orders, no distributions)."""
@@ -110,21 +151,35 @@ class StateRace:
 
     def _lengths(self, state: GameState) -> list[tuple[np.ndarray, float]]:
         order, _ = play_order(state)
-        return self._passage.lengths([state.positions[s] for s in order])
+        return [self._passage_of(s).lengths([state.positions[s]])[0] for s in order]
 
     def _result(self, state: GameState, *, orders: bool) -> RaceResult:
-        common: dict[str, Any] = {"board": self.board, "rules": self.rules, "players": self.players, "mode": self.mode}
+        common: dict[str, Any] = {
+            "board": self.board,
+            "rules": self.rules,
+            "players": self.players,
+            "mode": self.mode,
+            "policies": self.policies,
+        }
         if state.is_over(self.board, self.mode):
             return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, self.mode))
         if self._independent(state):
             figures = independent_from(self._lengths(state), state, self.mode, order_probabilities=orders)
             return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
-        return RaceResult(**common, method=_METHOD_JOINT, exact=True, games=0, **self._joint(state))
+        method = _METHOD_JOINT if self._chains is None else _METHOD_POLICIES
+        return RaceResult(**common, method=method, exact=True, games=0, **self._joint(state))
 
     def _joint(self, state: GameState) -> dict[str, Any]:
         """The figures of a state with ``bump`` and several seats racing: the joint chain run forwards."""
         return joint_race(
-            self._model, self.rules, self.players, self.mode, tail=self.tail, state=state, progress=self._progress
+            None,
+            self.rules,
+            self.players,
+            self.mode,
+            tail=self.tail,
+            state=state,
+            progress=self._progress,
+            movers=self._movers(),
         )
 
 

@@ -33,7 +33,25 @@ from scipy.sparse.csgraph import breadth_first_order
 from ..chain.model import TransitionModel
 from ..errors import GameError, ModelError
 
-__all__ = ["JointMover", "reachable", "resting_squares"]
+__all__ = ["JointMover", "bumps", "reachable", "reachable_in", "resting_squares"]
+
+
+def bumps(end: Any, held: Any, bump_to: int, size: int) -> np.ndarray:
+    """Whether a token whose turn ends on ``end`` is bumped by a token resting on ``held`` (arrays broadcast).
+
+    The one statement of the bump rule on the exact side (docs/rules.md,
+    ``bump``): a token that ends its turn on a square ``1..N-1`` (``N`` =
+    ``size``) where another token stands goes back to ``bump_to``; square 0
+    and the finish hold nothing, and a token ending on ``bump_to`` stays.
+    The caller asks only under ``rules.bump``.
+
+    Examples
+    --------
+    >>> bumps(np.array([0, 3, 3, 1, 10]), np.array([0, 3, 4, 1, 10]), 1, 10).tolist()
+    [False, True, False, False, False]
+    """
+    end, held = np.asarray(end), np.asarray(held)
+    return (end == held) & (end >= 1) & (end < size) & (end != bump_to)
 
 
 def reachable(model: TransitionModel, origins: Sequence[int]) -> np.ndarray:
@@ -47,8 +65,13 @@ def reachable(model: TransitionModel, origins: Sequence[int]) -> np.ndarray:
     >>> reachable(turn_model(Board(4, {2: 3}), Rules.preset("plain")), (0,)).tolist()
     [True, True, False, True, True]
     """
-    m = sp.csr_matrix(model.matrix)
-    seen = np.zeros(model.absorbing + 1, dtype=bool)
+    return reachable_in(model.matrix, origins)
+
+
+def reachable_in(matrix: Any, origins: Sequence[int]) -> np.ndarray:
+    """:func:`reachable` for a turn matrix (any square matrix: an entry is a way from its row to its column)."""
+    m = sp.csr_matrix(matrix)
+    seen = np.zeros(m.shape[0], dtype=bool)
     for origin in origins:
         if not seen[origin]:
             seen[breadth_first_order(m, int(origin), directed=True, return_predecessors=False)] = True
@@ -121,17 +144,18 @@ class JointMover:
     @classmethod
     def of(cls, model: TransitionModel, rules: Any) -> JointMover:
         """Build the mover from a turn model and its rules."""
-        squares = resting_squares(model, rules.bump_to)
-        n = model.absorbing
-        cols = np.append(squares, n)
-        sub = sp.csr_matrix(model.matrix)[squares][:, cols]
-        lost = np.abs(np.asarray(sub.sum(axis=1)).ravel() - 1.0).max()
-        if lost > 1e-12:  # the resting squares are closed under turns by construction
-            raise ModelError("a turn left the resting squares: the joint chain would lose mass")
-        step = sp.csr_matrix(sub.T)
-        step.sum_duplicates()
-        pos = int(np.searchsorted(squares, rules.bump_to))
-        return cls(squares=squares, step=step, bump=bool(rules.bump), bump_index=pos)
+        return cls.on(model.matrix, resting_squares(model, rules.bump_to), rules)
+
+    @classmethod
+    def on(cls, matrix: Any, squares: np.ndarray, rules: Any, **extra: Any) -> JointMover:
+        """Build the mover from a turn matrix restricted to ``squares`` (closed under its turns)."""
+        return cls(
+            squares=squares,
+            step=_step(matrix, squares),
+            bump=bool(rules.bump),
+            bump_index=int(np.searchsorted(squares, rules.bump_to)),
+            **extra,
+        )
 
     @property
     def n(self) -> int:
@@ -144,8 +168,9 @@ class JointMover:
             n = self.n
             width = n ** (m - 1)
             col = np.arange(width, dtype=np.int64)
-            # a mover resting on e is bumped when e is on the board, not bump_to itself, and held by another token
-            bumpable = (self.squares >= 1) & (np.arange(n) != self.bump_index)
+            # a mover resting on e is bumped when another token holds e (the rule: bumps())
+            sq = self.squares
+            bumpable = bumps(sq, sq, int(sq[self.bump_index]), int(sq[-1]) + 1)
             src, where = [], []
             for axis in range(m - 1):
                 held = (col // n ** (m - 2 - axis)) % n
@@ -155,6 +180,16 @@ class JointMover:
             src_all, first = np.unique(np.concatenate(src), return_index=True)
             self._tables[m] = (src_all, src_all // width, np.concatenate(where)[first])
         return self._tables[m]
+
+    def _turn(self, x: np.ndarray, m: int) -> np.ndarray:
+        """``(n + 1, n**(m-1))``: where the mover's turn ends (the finish last), before the bump."""
+        return np.ascontiguousarray(self.step @ x.reshape(self.n, -1))
+
+    def _turn_many(self, xs: list[np.ndarray], m: int) -> np.ndarray:
+        """``(n + 1, batch, n**(m-1))``: :meth:`_turn` of several tensors in one product."""
+        n, batch = self.n, len(xs)
+        stacked = np.stack([x.reshape(n, -1) for x in xs], axis=1).reshape(n, -1)
+        return np.ascontiguousarray(self.step @ stacked).reshape(n + 1, batch, -1)
 
     def move(self, x: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
         """One turn of the seat on axis 0 of an ``m``-token tensor.
@@ -176,7 +211,7 @@ class JointMover:
         """
         n = self.n
         width = n ** (m - 1)
-        y = np.ascontiguousarray(self.step @ x.reshape(n, width))
+        y = self._turn(x, m)
         out = y[n].copy()
         if self.bump and m > 1:
             src, _, col = self._bump_table(m)
@@ -201,8 +236,7 @@ class JointMover:
         n = self.n
         width = n ** (m - 1)
         batch = len(xs)
-        stacked = np.stack([x.reshape(n, width) for x in xs], axis=1).reshape(n, batch * width)
-        y = np.ascontiguousarray(self.step @ stacked).reshape(n + 1, batch, width)
+        y = self._turn_many(xs, m)
         out = y[n].copy()
         if self.bump and m > 1:
             _, row, col = self._bump_table(m)
@@ -257,6 +291,18 @@ class JointMover:
         x = np.zeros(n ** len(squares))
         x[index] = 1.0
         return x
+
+
+def _step(matrix: Any, squares: np.ndarray) -> sp.csr_matrix:
+    """``(n + 1, n)``: the turn matrix among ``squares`` (and the finish, last), transposed."""
+    n = matrix.shape[0] - 1
+    sub = sp.csr_matrix(matrix)[squares][:, np.append(squares, n)]
+    lost = np.abs(np.asarray(sub.sum(axis=1)).ravel() - 1.0).max()
+    if lost > 1e-12:  # the resting squares are closed under turns by construction
+        raise ModelError("a turn left the resting squares: the joint chain would lose mass")
+    step = sp.csr_matrix(sub.T)
+    step.sum_duplicates()
+    return step
 
 
 def _next_in(alive: tuple[int, ...], seat: int) -> int:

@@ -36,7 +36,8 @@ from ..state import GameState
 from .core import EXACT_JOINT_PLAYERS, check_tail
 from .fromstate import StateRace
 from .joint import JointMover
-from .result import _METHOD_INDEPENDENT, _METHOD_JOINT
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_POLICIES
+from .seatchains import SeatChains, refuse_choice, two_seat_wins
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
@@ -186,6 +187,14 @@ class Odds(StateRace):
     mode : {"classic", "last_one_standing"}, default "classic"
     tail : float, default 1e-13
         Length distributions stop once less than this is left.
+    policies : tuple of Policy, optional
+        Under a rule set with a choice (refused without them): the policy
+        each seat plays, as :func:`~snlmarkov.races.core.race` takes them.
+        The odds assume every seat plays its policy. Where the tokens
+        interact (``bump``, or race policies) the chances of a race of two
+        are solved for every state at once (``win_probability``,
+        ``place_probability`` and timelines read them); a full query
+        ``odds(state)`` runs the joint chain forwards from its state.
 
     Raises
     ------
@@ -224,26 +233,39 @@ class Odds(StateRace):
         mode: str = "classic",
         *,
         tail: float = DEFAULT_TAIL,
+        policies: Any = None,
     ) -> None:
         board, rules = board_arg(board), rules_arg(rules)
         k = players_arg(players)
         mode = mode_arg(mode)
         tail = check_tail(tail)
         rules.check_board(board)
+        if policies is None:
+            refuse_choice(rules, "Odds()")
+        chains = None if policies is None else SeatChains.of(board, rules, policies, k)
         if rules.bump and k > EXACT_JOINT_PLAYERS:
             raise SnlError(
                 f"exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players, not {k}; "
                 "race(..., state=...) estimates one state by simulation"
             )
-        super().__init__(board, rules, k, mode, tail=tail)
+        super().__init__(board, rules, k, mode, tail=tail, chains=chains)
         self._table = None
-        if rules.bump and k > 1:
-            self._mover = JointMover.of(self._model, rules)
+        self._wins: tuple[np.ndarray, ...] = ()
+        if chains is not None:
+            for seat in range(k):  # built now: every query reads them (a joint chain runs per query)
+                self._passage_of(seat)
+            if chains.joint and k == 2:  # the chances of a race of two, for every state at once
+                self._wins = two_seat_wins(self._movers())
+                self._index = {int(s): i for i, s in enumerate(self._movers()[0].squares)}
+        elif rules.bump and k > 1:
+            self._mover = JointMover.of(self._models[0], rules)
             self._table = build_value_table(self._mover, k, self.mode)
             self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
         else:
-            self._passage  # noqa: B018 (built now: every query reads it)
+            self._passage_of(0)  # built now: every query reads it
         self.method = _METHOD_JOINT if self._table is not None else _METHOD_INDEPENDENT
+        if chains is not None and chains.joint:
+            self.method = _METHOD_POLICIES
 
     def __repr__(self) -> str:
         return (
@@ -262,6 +284,18 @@ class Odds(StateRace):
         [0.264, 0.306, 0.43]
         """
         return self._places(self.check(state))[0]
+
+    def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
+        """Win and place probabilities; a race of two under policies reads its table of chances."""
+        if not self._wins or len(state.racing) != 2 or state.is_over(self.board, self.mode):
+            return super()._places(state)
+        m = state.to_move
+        at = self._index[state.positions[m]], self._index[state.positions[1 - m]]
+        w0 = float(np.clip(self._wins[m][at], 0.0, 1.0))
+        win = np.array([w0, 1.0 - w0])
+        if self.mode == "classic":
+            return win, win[:, None].copy()
+        return win, np.array([[w0, 1.0 - w0], [1.0 - w0, w0]])
 
     def place_probability(self, state: GameState) -> np.ndarray:
         """``[seat, place - 1]`` from ``state``: one column (the win) in classic, all places under last one standing."""

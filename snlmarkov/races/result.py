@@ -21,6 +21,7 @@ __all__ = ["RaceResult"]
 _METHOD_INDEPENDENT = "exact: independent players"
 _METHOD_JOINT = "exact: joint chain (bump)"
 _METHOD_OVER = "exact: the game is over"
+_METHOD_POLICIES = "exact: joint chain (policies)"
 
 _SE_KEYS = ("win_probability", "place_probability", "expected_rounds", "expected_total_turns", "expected_place")
 
@@ -45,7 +46,9 @@ class RaceResult:
     mode : {"classic", "last_one_standing"}
     method : str
         How the figures were obtained: ``"exact: independent players"``,
-        ``"exact: joint chain (bump)"`` or ``"Monte Carlo: N games, 95% CI"``.
+        ``"exact: joint chain (bump)"``, ``"exact: joint chain (policies)"``
+        (seats whose tokens interact under their policies) or
+        ``"Monte Carlo: N games, 95% CI"``.
     exact : bool
         True when the figures are exact (to floating point and the stated
         tail mass), False for Monte Carlo estimates.
@@ -73,6 +76,9 @@ class RaceResult:
         (``win_probability``, ``place_probability``, ``expected_rounds``,
         ``expected_total_turns`` and, under last one standing,
         ``expected_place``); zeros for exact results.
+    policies : tuple of Policy
+        Under a rule set with a choice, the policy each seat plays (the
+        figures assume it); else ``()``.
 
     Examples
     --------
@@ -101,6 +107,7 @@ class RaceResult:
     rounds_distribution: LengthDistribution = field(repr=False)
     turns_distribution: LengthDistribution = field(repr=False)
     standard_error: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    policies: tuple[Any, ...] = field(repr=False, default=())
 
     def __post_init__(self) -> None:  # noqa: C901
         if not isinstance(self.board, Board):

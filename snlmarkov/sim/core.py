@@ -12,7 +12,9 @@ a game is then one uniform random integer, standing for several independent
 die rolls (each dealt from the die's slots, its whole weights laid out as
 equally likely values), and one table look-up. Solo games run in a pool kept full as games
 finish (:mod:`snlmarkov.sim.solo`); races of several seats run round by
-round (:mod:`snlmarkov.sim.multi`).
+round (:mod:`snlmarkov.sim.multi`). Under a rule set with a choice the
+seats choose by their policies (``policy=``), roll by roll
+(:mod:`snlmarkov.sim.choosing`).
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ import numpy as np
 
 from ..args import board_arg, mode_arg, rules_arg
 from ..board import Board
-from ..errors import BoardError, GameError, RuleError
+from ..errors import BoardError, GameError, PolicyError, RuleError
 from ..limits import check_memory, check_rng, clean_text, show_value
+from ..playkernel import kernel, resolve_policy
+from ..policy import Policy
 from ..reach import check_winnable
 from ..rules import MODES, Rules
 from ..state import GameState
+from .choosing import check_policy_finishes, play_choosing
 from .multi import play_multi
 from .solo import play_solo
 from .summary import KEEP, SimulationSummary
@@ -285,15 +290,20 @@ def _summary_chunk() -> int:
     return int(summary.SUMMARY_CHUNK)
 
 
-def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any, keep: str = "games") -> tuple:
+def _checked(
+    board: Any, rules: Any, games: Any, players: Any, mode: Any, max_turns: Any, keep: str = "games", policy: Any = None
+) -> tuple:
     """Validated arguments of :func:`simulate` (``None`` board and rules replaced by the defaults).
 
     Under ``keep="summary"`` only one chunk of games is held at a time, and
-    the memory check counts one chunk.
+    the memory check counts one chunk. A choice rule without a policy is
+    refused by the play kernel (its ``RuleError``).
     """
     board, rules, mode = board_arg(board), rules_arg(rules), mode_arg(mode)
     games, players, max_turns = _count(games, "games"), _count(players, "players"), _count(max_turns, "max_turns")
     rules.check_board(board)
+    if policy is None and rules.choice:
+        kernel(board, rules)  # raises the kernel's RuleError: a choice rule needs a policy
     if keep not in KEEP:
         raise GameError(f"keep must be one of {', '.join(map(repr, KEEP))}; got {keep!r}")
     held = games if keep == "games" else min(games, _summary_chunk())
@@ -304,6 +314,40 @@ def _checked(board: Any, rules: Any, games: Any, players: Any, mode: Any, max_tu
     )
     check_winnable(board, rules, players > 1)
     return board, rules, games, players, max_turns
+
+
+def policy_ranks(board: Board, rules: Rules, policy: Any, players: int) -> tuple[np.ndarray, ...]:
+    """The policy table of each seat (``policy``: one :class:`~snlmarkov.policy.Policy` for all, or one per seat).
+
+    Each policy is resolved on the play side (a greedy one from the play
+    kernel); a race policy must read the other ``players - 1`` seats.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Policy, Rules
+    >>> [r.shape for r in policy_ranks(Board(10), Rules(choose_die=(4, 6)), Policy.greedy(), 2)]
+    [(3, 10, 1, 2), (3, 10, 1, 2)]
+    """
+    if isinstance(policy, Policy):
+        policy = (policy,) * players
+    if isinstance(policy, (str, bytes)) or not hasattr(policy, "__len__") or len(policy) != players:
+        raise PolicyError(
+            f"policy must be a Policy, or a sequence of one Policy per seat ({players}); got {show_value(policy)}"
+        )
+    out, done = [], {}
+    for seat, p in enumerate(policy):
+        if not isinstance(p, Policy):
+            raise PolicyError(f"policy[{seat}] must be a Policy; got {show_value(p)}")
+        if id(p) not in done:
+            done[id(p)] = resolve_policy(p, board, rules)
+        table = done[id(p)]
+        if table.others not in (0, players - 1):
+            raise PolicyError(
+                f"policy[{seat}] is a policy for a race of {table.others + 1} tokens; the games have {players} seats"
+            )
+        check_policy_finishes(board, rules, table.ranks)
+        out.append(np.asarray(table.ranks))
+    return tuple(out)
 
 
 def bytes_per_game(players: int) -> int:
@@ -344,8 +388,12 @@ def play(
     max_turns: int,
     bar: Any = None,
     start: GameState | None = None,
+    ranks: tuple[np.ndarray, ...] = (),
 ) -> SimulationResult:
     """:func:`simulate` without checks or warnings; ``bar`` is updated as games end.
+
+    ``ranks`` (:func:`policy_ranks`) plays a rule set with a choice, each
+    seat by its policy table (:func:`~snlmarkov.sim.choosing.play_choosing`).
 
     Examples
     --------
@@ -354,7 +402,9 @@ def play(
     >>> r.n_truncated + int((r.winner == 0).sum()) == 100   # seat 0 wins at once or the game stops
     True
     """
-    if players == 1 and start is None:
+    if ranks:
+        multi = play_choosing(board, rules, games, players, mode, max_turns, rng, ranks, progress=bar, start=start)
+    elif players == 1 and start is None:
         fast, slow = _roll_tables(board, rules)
         solo = play_solo(fast, slow, games, max_turns, rng, one_roll_turns=max_rolls_per_turn(rules) == 1, progress=bar)
         done = ~solo.truncated
@@ -375,9 +425,10 @@ def play(
             truncated=solo.truncated,
             max_turns=max_turns,
         )
-    multi = play_multi(
-        _turn_table(board, rules), rules, games, players, mode, max_turns, rng, progress=bar, start=start
-    )
+    else:
+        multi = play_multi(
+            _turn_table(board, rules), rules, games, players, mode, max_turns, rng, progress=bar, start=start
+        )
     finished = multi.finish_turn > 0
     if start is not None:
         finished[:, list(start.places)] = True
@@ -411,6 +462,7 @@ def play_summary(
     bar: Any = None,
     start: GameState | None = None,
     chunk: int | None = None,
+    ranks: tuple[np.ndarray, ...] = (),
 ) -> SimulationSummary:
     """:func:`play` in chunks of ``chunk`` games (default :data:`~snlmarkov.sim.summary.SUMMARY_CHUNK`),
     each reduced to histograms before the next.
@@ -430,7 +482,7 @@ def play_summary(
     done = 0
     while done < games:
         n = min(chunk, games - done)
-        part = SimulationSummary.of(play(board, rules, n, players, mode, rng, max_turns, bar, start=start))
+        part = SimulationSummary.of(play(board, rules, n, players, mode, rng, max_turns, bar, start=start, ranks=ranks))
         out = part if out is None else out.merge(part)
         done += n
     assert out is not None  # games >= 1 was checked
@@ -453,6 +505,7 @@ def simulate(
     keep: Literal["games"] = "games",
     executor: Any = None,
     streams: int = 0,
+    policy: Any = None,
 ) -> SimulationResult: ...
 
 
@@ -472,6 +525,7 @@ def simulate(
     keep: Literal["summary"],
     executor: Any = None,
     streams: int = 0,
+    policy: Any = None,
 ) -> SimulationSummary: ...
 
 
@@ -490,6 +544,7 @@ def simulate(
     keep: str = "games",
     executor: Any = None,
     streams: int = 0,
+    policy: Any = None,
 ) -> SimulationResult | SimulationSummary:
     """Play ``games`` games by rolling dice, all at once with numpy.
 
@@ -539,7 +594,10 @@ def simulate(
     executor : concurrent.futures.Executor, optional
         Play the games on its workers (a ``ProcessPoolExecutor``, a Dask
         ``Client.get_executor()``, ...), split into ``streams`` independent
-        streams (:mod:`snlmarkov.sim.parallel`) and merged exactly.
+        streams (:mod:`snlmarkov.sim.parallel`) and merged exactly. Fewer
+        than :data:`~snlmarkov.sim.parallel.POOL_MIN_WORK` games x players
+        are played here instead (a ``RuntimeWarning`` says so; the streams,
+        and so the result, are the same): a pool would be slower.
     streams : int, default 0
         Split the games into this many streams, each seeded by its own child
         of ``SeedSequence(rng).spawn(streams)``; with an executor, 0 means
@@ -547,6 +605,14 @@ def simulate(
         the seed and the number of streams only, not on the executor or its
         workers (a split run differs from the unsplit one, ``streams=0``
         without an executor, which draws from one generator).
+    policy : Policy or sequence of Policy, optional
+        Under a rule set with a choice (``docs/rules.md``, "Choices"), what
+        the seats choose: one :class:`~snlmarkov.policy.Policy` for every
+        seat, or one per seat, in seat order. A race policy (solved for
+        ``players`` tokens, ``PolicyTable.others == players - 1``) reads the
+        other seats' squares in seat order. Required under a choice rule
+        (else the play kernel's ``RuleError``); refused without one
+        (``PolicyError``: nothing to choose).
 
     Returns
     -------
@@ -558,7 +624,8 @@ def simulate(
         If ``games``, ``players`` or ``max_turns`` is not a positive integer,
         or ``mode`` or ``keep`` is unknown.
     RuleError
-        If the rules cannot be played on the board.
+        If the rules cannot be played on the board, or hold a choice and no
+        ``policy`` is given; PolicyError if a policy does not fit.
     UnwinnableBoardError
         If some square a token can reach cannot reach the finish (games
         would only end at ``max_turns``).
@@ -588,14 +655,23 @@ def simulate(
     >>> r = simulate(Board.builtin(), Rules(), 1000, players=4, mode="last_one_standing", rng=1)
     >>> sorted(set(r.place[0].tolist()))
     [1, 2, 3, 4]
+
+    Choosing the die, greedy against always the d4:
+
+    >>> from snlmarkov import Policy
+    >>> rules = Rules(choose_die=(4, 6))
+    >>> r = simulate(Board.builtin(), rules, 2000, players=2, policy=(Policy.greedy(), Policy.fixed(4)), rng=1)
+    >>> bool(r.win_frequencies()[0] > 0.6)
+    True
     """
     if start is not None and state is not None:
         raise GameError("give the starting state once: state= (start= is its former name)")
     state = start if state is None else state
     if players is None:
         players = state.players if isinstance(state, GameState) else 1
-    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns, keep)
+    board, rules, games, players, max_turns = _checked(board, rules, games, players, mode, max_turns, keep, policy)
     begin = _checked_start(state, board, rules, players, mode)
+    ranks = () if policy is None else policy_ranks(board, rules, policy, players)
     bar = progress_bar(games) if progress else None
     gen = check_rng(rng)
     result: SimulationResult | SimulationSummary
@@ -615,13 +691,13 @@ def simulate(
                 executor=executor,
                 streams=streams or STREAMS,
                 bar=bar,
-                play=play_summary if keep == "summary" else play,
+                play=functools.partial(play_summary if keep == "summary" else play, ranks=ranks),
                 result_type=SimulationSummary if keep == "summary" else SimulationResult,
             )
         elif keep == "summary":
-            result = play_summary(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
+            result = play_summary(board, rules, games, players, mode, gen, max_turns, bar, start=begin, ranks=ranks)
         else:
-            result = play(board, rules, games, players, mode, gen, max_turns, bar, start=begin)
+            result = play(board, rules, games, players, mode, gen, max_turns, bar, start=begin, ranks=ranks)
     finally:
         if bar is not None:
             bar.close()

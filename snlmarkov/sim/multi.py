@@ -9,6 +9,8 @@ than one step), then the bump rule against the other seats' squares.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +21,7 @@ from ..state import GameState
 from .hist import EntryCounter
 from .tables import StepTable
 
-__all__ = ["MultiOutcome", "play_multi", "CHUNK"]
+__all__ = ["MultiOutcome", "play_multi", "play_rounds", "CHUNK"]
 
 #: games played together
 CHUNK = 1 << 15
@@ -73,7 +75,7 @@ def play_turns(
     return end, rolls
 
 
-def play_multi(  # noqa: C901, PLR0915
+def play_multi(
     table: StepTable,
     rules: Rules,
     games: int,
@@ -115,7 +117,40 @@ def play_multi(  # noqa: C901, PLR0915
     >>> sorted(out.place[0].tolist()), bool((out.turns == out.finish_turn.sum(axis=1)).all())
     ([1, 2, 3], True)
     """
-    size = table.size
+    counter = EntryCounter(table.entries)
+
+    def turn(seat: int, pos: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return play_turns(table, pos[rows, seat], rng, counter)
+
+    out = play_rounds(turn, rules, table.size, games, players, mode, max_turns, progress=progress, start=start)
+    return dataclasses.replace(out, landings=table.landings(counter.counts()))
+
+
+#: A seat's turn in :func:`play_rounds`: ``turn(seat, positions, rows)`` -> the squares where the
+#: turns of the games ``rows`` end (before any bump) and the rolls they took.
+TurnPlayer = Callable[[int, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def play_rounds(  # noqa: C901, PLR0915
+    turn: TurnPlayer,
+    rules: Rules,
+    size: int,
+    games: int,
+    players: int,
+    mode: str,
+    max_turns: int,
+    *,
+    progress: Any = None,
+    start: GameState | None = None,
+    chunk: int = CHUNK,
+) -> MultiOutcome:
+    """The rounds of :func:`play_multi`, each seat's turn played by ``turn`` (no landings counted: an empty array).
+
+    ``turn`` is called seat by seat, round by round, with the chunk's
+    positions (one row per game, one column per seat) and the rows of the
+    games where the seat is still racing; the bump rule, places, the end of
+    the game and ``max_turns`` are applied here.
+    """
     classic = mode == "classic"
     bump = rules.bump and players > 1
     turns = np.zeros(games, dtype=np.int32)
@@ -125,7 +160,6 @@ def play_multi(  # noqa: C901, PLR0915
     place = np.zeros((games, players), dtype=np.int32)
     winner = np.full(games, -1, dtype=np.int32)
     truncated = np.zeros(games, dtype=bool)
-    counter = EntryCounter(table.entries)
     start = GameState.initial(players) if start is None else start
     start_pos = np.array(start.positions, dtype=np.int64)
     start_racing = np.ones(players, dtype=bool)
@@ -135,8 +169,8 @@ def play_multi(  # noqa: C901, PLR0915
     if start.places:
         winner[:] = start.places[0]
 
-    for first in range(0, games, CHUNK):
-        n = min(CHUNK, games - first)
+    for first in range(0, games, chunk):
+        n = min(chunk, games - first)
         gid = np.arange(first, first + n)
         pos = np.broadcast_to(start_pos, (n, players)).copy()
         racing = np.broadcast_to(start_racing, (n, players)).copy()
@@ -153,7 +187,7 @@ def play_multi(  # noqa: C901, PLR0915
                 rows = np.flatnonzero(live & racing[:, seat])
                 if not rows.size:
                     continue
-                end, thrown = play_turns(table, pos[rows, seat], rng, counter)
+                end, thrown = turn(seat, pos, rows)
                 if bump:
                     others = pos[rows] == end[:, None]
                     others[:, seat] = False
@@ -187,7 +221,6 @@ def play_multi(  # noqa: C901, PLR0915
                 n_turns, n_rolls, n_done = n_turns[keep], n_rolls[keep], n_done[keep]
                 if progress is not None:
                     progress.update(gone.size)
-    landings = table.landings(counter.counts())
     return MultiOutcome(
         turns=turns,
         rolls=rolls,
@@ -196,5 +229,5 @@ def play_multi(  # noqa: C901, PLR0915
         place=place,
         winner=winner,
         truncated=truncated,
-        landings=landings,
+        landings=np.zeros(0, dtype=np.int64),
     )

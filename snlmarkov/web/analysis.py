@@ -4,7 +4,8 @@
 data computed with the library: the states after every turn
 (:meth:`GameRecord.states`), what happened in each turn, each seat's exact
 chances over the whole game (:meth:`snlmarkov.Odds.timeline`), the big swings
-(:meth:`snlmarkov.Odds.swings`), each player's luck, and the verdict of
+(:meth:`snlmarkov.Odds.swings`), each player's luck, and each player's accuracy under a choice rule
+(:func:`snlmarkov.web.coach.accuracy`), and the verdict of
 :func:`snlmarkov.verify_game` (with the server's signing key, when it has one:
 the signature verdict too).
 
@@ -47,6 +48,7 @@ from ..game.record import GameRecord
 from ..limits import MAX_PLAYERS
 from ..races.odds import Odds
 from ..rules import PRESETS, Rules
+from .coach import accuracy
 
 __all__ = [
     "analyse",
@@ -284,6 +286,7 @@ def analyse(record: GameRecord, *, key: bytes | None = None) -> dict:
     with _lock:
         odds, swings, luck = _odds_data(record)
         verification = _verification(record, key)
+        choices = accuracy(record)
     return {
         "board": _board_data(record.board),
         "rules": record.rules.to_dict(),
@@ -302,4 +305,5 @@ def analyse(record: GameRecord, *, key: bytes | None = None) -> dict:
         "swings": swings,
         "luck": luck,
         "verification": verification,
+        "accuracy": choices,
     }

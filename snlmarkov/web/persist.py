@@ -37,6 +37,7 @@ from ..game.events import Event, Roll, event_from_dict
 from ..game.record import GameRecord
 from ..game.seats import Seat
 from ..rules import Rules
+from .protocol import STRENGTHS
 from .store import RoomRow, StoreBusyError
 
 #: a room or its manager (:mod:`.rooms`, which imports this module)
@@ -71,7 +72,10 @@ def room_state(room: Room) -> str:
         "rules": room.rules.to_dict(),
         "mode": room.mode,
         "countdown": room.countdown,
-        "seats": [{"name": s.name, "colour": s.colour, "ai": s.ai, "hash": s.digest} for s in room.seats],
+        "seats": [
+            {"name": s.name, "colour": s.colour, "ai": s.ai, "hash": s.digest, "strength": s.strength}
+            for s in room.seats
+        ],
         "seq": room.seq,
         "texts": list(room.texts),
         "odds": room.odds.method,
@@ -156,7 +160,15 @@ def _rebuild(manager: RoomManager, row: RoomRow, room_type: Callable[..., Room],
     room.id, room.status, room.game_id, room.seq = row.id, row.status, row.game_id, int(s["seq"])
     room.host_secret, room.host_digest = "", str(s["host"])
     room.seats = [
-        seat_type(x["name"], x["colour"], ai=bool(x["ai"]), secret="", digest=str(x["hash"])) for x in s["seats"]
+        seat_type(
+            x["name"],
+            x["colour"],
+            ai=bool(x["ai"]),
+            secret="",
+            digest=str(x["hash"]),
+            strength=str(x.get("strength", "")) if x.get("strength", "") in ("", *STRENGTHS) else "",
+        )
+        for x in s["seats"]
     ]
     room.texts.extend(str(t) for t in s["texts"])
     room.paused = bool(s["paused"])

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SnlError
+from ..limits import MAX_CHOICES
 
 __all__ = [
     "ProtocolError",
@@ -31,6 +32,8 @@ __all__ = [
     "parse_message",
     "check_name",
     "check_colour",
+    "check_strength",
+    "STRENGTHS",
     "MAX_MESSAGE_BYTES",
     "MAX_NAME",
     "MAX_SEATS",
@@ -53,6 +56,10 @@ COLOUR_RE = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 RATE, BURST = 10.0, 20.0
 #: deepest nesting of arrays and objects accepted in a message or a request body
 MAX_DEPTH = 8
+#: the strengths of an AI seat under a choice rule (``docs/rules.md``, "Choices"), weakest first
+STRENGTHS = ("random", "greedy", "optimal")
+#: the largest value a ``choose`` message may move by (a room's die moves at most this far)
+MAX_MOVE = 100
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
 _STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET_RE = re.compile(r"[\[\]{}]")
@@ -139,6 +146,31 @@ def _board(v: Any) -> str:
     return v
 
 
+def _die(v: Any) -> int:
+    if type(v) is not int or not 0 <= v < MAX_CHOICES:
+        raise ProtocolError(f"die must be the index of a die on offer, an integer 0..{MAX_CHOICES - 1}", "bad_field")
+    return v
+
+
+def _value(v: Any) -> int:
+    if type(v) is not int or not 0 <= v <= MAX_MOVE:
+        raise ProtocolError(f"value must be one of the values rolled, an integer 0..{MAX_MOVE}", "bad_field")
+    return v
+
+
+def check_strength(v: Any) -> str:
+    """An AI seat's strength under a choice rule: ``"random"``, ``"greedy"`` or ``"optimal"``.
+
+    Examples
+    --------
+    >>> check_strength("greedy")
+    'greedy'
+    """
+    if not isinstance(v, str) or v not in STRENGTHS:
+        raise ProtocolError(f"strength must be one of {', '.join(STRENGTHS)}", "bad_field")
+    return v
+
+
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise ProtocolError("expected true or false", "bad_field")
@@ -156,10 +188,16 @@ _SCHEMA: dict[str, dict[str, tuple[Any, bool]]] = {
         "board": (_board, False),
         "countdown": (_countdown, False),
     },
-    "add_ai": {"secret": (_secret, True), "name": (check_name, True), "colour": (check_colour, True)},
+    "add_ai": {
+        "secret": (_secret, True),
+        "name": (check_name, True),
+        "colour": (check_colour, True),
+        "strength": (check_strength, False),
+    },
     "remove_seat": {"secret": (_secret, True), "seat": (_seat, True)},
     "start": {"secret": (_secret, True)},
-    "roll": {"seat": (_seat, True), "secret": (_secret, True)},
+    "roll": {"seat": (_seat, True), "secret": (_secret, True), "die": (_die, False)},
+    "choose": {"seat": (_seat, True), "secret": (_secret, True), "die": (_die, False), "value": (_value, False)},
     "ping": {},
 }
 
@@ -244,4 +282,6 @@ def parse_message(text: Any) -> Message:
             out[name] = check(data[name])
         elif required:
             raise ProtocolError(f"{kind}: missing field {name!r}", "bad_message")
+    if kind == "choose" and ("die" in out) == ("value" in out):
+        raise ProtocolError("choose: give either die (choose_die) or value (choose_move), not both", "bad_message")
     return Message(kind, out)

@@ -52,14 +52,17 @@ async def _open(manager: RoomManager, room: Room) -> Room:
         room.kind,
         [{"name": first.name, "colour": first.colour, "ai": first.ai}]
         if room.kind == "online"
-        else [{"name": s.name, "colour": s.colour, "ai": s.ai} for s in room.seats],
+        else [
+            {"name": s.name, "colour": s.colour, "ai": s.ai, **({"strength": s.strength} if s.ai else {})}
+            for s in room.seats
+        ],
         board=room.board_name,
         rules=room.rules.to_dict(),
         mode=room.mode,
         countdown=room.countdown,
     )
     if room.kind == "online":
-        new.seats += [SeatSlot(s.name, s.colour, ai=s.ai) for s in room.seats[1:]]
+        new.seats += [SeatSlot(s.name, s.colour, ai=s.ai, strength=s.strength) for s in room.seats[1:]]
     _next[room] = new
     await new.start()
     return new

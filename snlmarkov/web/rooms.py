@@ -40,19 +40,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..board import Board
 from ..dice import Die
 from ..errors import SnlError
 from ..game.engine import Game
 from ..game.events import Event
 from ..game.seats import Seat
+from ..limits import MAX_CHOICES
 from ..reach import check_winnable
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
-from . import persist
+from . import persist, turns
+from .coach import PolicySolver, TablePlay
 from .limits import ServerLimits, client_key
 from .odds import LiveOdds, OddsSolver
 from .persist import digest
-from .protocol import MAX_SEATS, Message, ProtocolError, check_colour, check_name
+from .protocol import MAX_MOVE, MAX_SEATS, Message, ProtocolError, check_colour, check_name, check_strength
 
 __all__ = ["Room", "RoomManager", "Connection", "SeatSlot", "rules_from_data", "rules_fields", "KINDS"]
 
@@ -63,9 +67,11 @@ KINDS = ("local", "online")
 #: most values a room's die may show (the exact odds build a turn matrix per rule set)
 MAX_FACES = 12
 #: the largest move a room's die may show
-MAX_ROOM_MOVE = 100
+MAX_ROOM_MOVE = MAX_MOVE
 #: the longest custom die text (Die.parse's forms) a room takes
 MAX_DIE_TEXT = 120
+#: most dice a room's mover rolls to choose the move from (``choose_move``)
+MAX_ROOM_CHOOSE_MOVE = 4
 #: the dice the house-rules form offers by name: (text form, label); any other text form is a custom die.
 #: Efron's dice A (0,0,4,4,4,4) and B (3,3,3,3,3,3) leave squares of the built-in boards from which the
 #: finish cannot be reached, so a room refuses them there: they are left to the custom form.
@@ -114,6 +120,11 @@ def rules_fields() -> list[dict[str, Any]]:
         elif f.name == "die":  # a named die or a custom text form
             choices = [{"value": text, "spec": Die.parse(text).spec, "label": label} for text, label in ROOM_DICE]
             item.update(kind="die", default=Die().spec, choices=choices, max_length=MAX_DIE_TEXT)
+        elif f.name == "choose_die":  # a choice rule: the dice the mover picks from before each roll
+            choices = [{"value": text, "spec": Die.parse(text).spec, "label": label} for text, label in ROOM_DICE]
+            item.update(kind="dice", default=[], choices=choices, min=2, max=MAX_CHOICES)
+        elif f.name == "choose_move":  # a choice rule: roll k dice, move by one of them
+            item.update(kind="int_or_none", default=None, min=2, max=MAX_ROOM_CHOOSE_MOVE, none_label="no choice")
         elif isinstance(default, int):
             item.update(kind="int", min=1, max=1000)
         elif isinstance(default, str):
@@ -139,28 +150,50 @@ def rules_from_data(data: Any, board: Board) -> Rules:
     >>> rules_from_data({"finish": "bounce", "max_sixes": None}, Board.builtin()).finish
     'bounce'
     """
+    _check_rule_values(data)
+    changes = dict(data)
+    if isinstance(changes.get("choose_die"), list):
+        changes["choose_die"] = tuple(changes["choose_die"])
+        if not changes["choose_die"]:
+            changes.pop("choose_die")  # no dice to choose from: no choice rule
+    try:
+        rules = Rules().replace(**changes)
+        _check_playable(rules, board)
+    except (SnlError, TypeError) as exc:
+        raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
+    for die in rules.choose_die or (rules.die,):
+        if len(die.values) > MAX_FACES or die.top > MAX_ROOM_MOVE:
+            raise ProtocolError(
+                f"rules refused: die: a room's die shows at most {MAX_FACES} values, each at most {MAX_ROOM_MOVE}; "
+                f"{die.spec[:60]} shows {len(die.values)} up to {die.top}",
+                "bad_rules",
+            )
+    if rules.choose_move is not None and rules.choose_move > MAX_ROOM_CHOOSE_MOVE:
+        raise ProtocolError(
+            f"rules refused: choose_move: a room rolls at most {MAX_ROOM_CHOOSE_MOVE} dice to choose from", "bad_rules"
+        )
+    return rules
+
+
+def _check_rule_values(data: Any) -> None:
+    """Refuse a rules object whose values are not plain data of a bounded size (before any rule is built)."""
     if not isinstance(data, Mapping):
         raise ProtocolError("rules must be an object", "bad_field")
     for key, value in data.items():
+        if key == "choose_die" and isinstance(value, list):
+            if len(value) > MAX_CHOICES or not all(isinstance(d, str) and len(d) <= MAX_DIE_TEXT for d in value):
+                raise ProtocolError(
+                    f"choose_die: a list of at most {MAX_CHOICES} dice, each a text form of at most "
+                    f"{MAX_DIE_TEXT} characters",
+                    "bad_field",
+                )
+            continue
         if value is not None and not isinstance(value, (bool, int, str)):
             raise ProtocolError("rule values are true/false, integers, text or null", "bad_field")
         if key == "die" and isinstance(value, str) and len(value) > MAX_DIE_TEXT:
             raise ProtocolError(f"die: a custom die is at most {MAX_DIE_TEXT} characters", "bad_field")
         if key != "die" and isinstance(value, str) and len(value) > 40:
             raise ProtocolError("rule value too long", "bad_field")
-    try:
-        rules = Rules().replace(**dict(data))
-        _check_playable(rules, board)
-    except (SnlError, TypeError) as exc:
-        raise ProtocolError(f"rules refused: {exc}", "bad_rules") from None
-    die = rules.die
-    if len(die.values) > MAX_FACES or die.top > MAX_ROOM_MOVE:
-        raise ProtocolError(
-            f"rules refused: die: a room's die shows at most {MAX_FACES} values, each at most {MAX_ROOM_MOVE}; "
-            f"{die.spec[:60]} shows {len(die.values)} up to {die.top}",
-            "bad_rules",
-        )
-    return rules
 
 
 def _check_playable(rules: Rules, board: Board) -> None:
@@ -177,12 +210,15 @@ class SeatSlot:
     colour: str
     ai: bool = False
     secret: str = field(default_factory=_token, repr=False)
+    strength: str = ""  # an AI seat's under a choice rule: random, greedy or optimal
     connected: int = 0
     digest: str = field(default="", repr=False)  # the secret's hash, all a restored seat knows of it
 
     def __post_init__(self) -> None:
         if not self.digest:
             self.digest = digest(self.secret)
+        if self.ai and not self.strength:
+            self.strength = "optimal"
 
     def opens(self, secret: str) -> bool:
         """Whether ``secret`` is this seat's (a restored seat learns its secret back from it)."""
@@ -192,7 +228,10 @@ class SeatSlot:
         return True
 
     def public(self) -> dict[str, Any]:
-        return {"name": self.name, "colour": self.colour, "ai": self.ai, "connected": self.ai or self.connected > 0}
+        out = {"name": self.name, "colour": self.colour, "ai": self.ai, "connected": self.ai or self.connected > 0}
+        if self.ai:
+            out["strength"] = self.strength
+        return out
 
 
 class Connection:
@@ -277,6 +316,9 @@ class Room:
         self.odds_method = ""  # a restored room's odds method before the restart
         self._fresh_for: tuple[int, int] | None = None  # (turn, seat): a full countdown when that seat is back
         self.turn_times: list[float] = []  # monotonic time each turn was applied (load benchmark)
+        self.play: TablePlay | None = None  # under a choice rule: the AI seats' tables and the coach
+        self._asked = 0  # decisions asked of a player so far (a decision's countdown knows its own)
+        self._turn_mark = 0  # the length of the game's log when the turn in progress began
 
     # ------------------------------------------------------------ views
     def snapshot(self) -> dict[str, Any]:
@@ -292,7 +334,8 @@ class Room:
             "mode": self.mode,
             "countdown": self.countdown,
             "seats": [s.public() for s in self.seats],
-            "positions": list(game.positions) if game else [0] * n,
+            "positions": _positions_now(game) if game else [0] * n,
+            "decision": turns.decision_data(game) if game else None,
             "current": game.current_seat if game else 0,
             "finished": list(game.finishing_order) if game else [],
             "turn": game.total_turns if game else 0,
@@ -385,7 +428,7 @@ class Room:
         elif kind == "add_ai":
             self._need_host(msg)
             self._need_lobby("add_ai")
-            self._add_seat(f["name"], f["colour"], ai=True)
+            self._add_seat(f["name"], f["colour"], ai=True, strength=f.get("strength", "optimal"))
             self.broadcast_room()
         elif kind == "remove_seat":
             self._need_host(msg)
@@ -406,7 +449,12 @@ class Room:
                 raise ProtocolError("start: a game needs at least 2 seats", "too_few_seats")
             await self._start()
         elif kind == "roll":
-            await self._roll(f["seat"], f["secret"])
+            await self._roll(f["seat"], f["secret"], f.get("die"))
+        elif kind == "choose":
+            self._check_mover(f["seat"], f["secret"], "choose")
+            if not self.rules.choice:
+                raise ProtocolError("choose: these rules give the mover no choice", "bad_choice")
+            await turns.answer(self, f.get("die"), f.get("value"))
 
     def _hello(self, conn: Connection, f: dict[str, Any]) -> None:
         if conn.greeted:
@@ -451,12 +499,12 @@ class Room:
         self._send(conn, {"type": "joined", "seat": conn.seat, "secret": slot.secret})
         self.broadcast_room()
 
-    def _add_seat(self, name: str, colour: str, *, ai: bool) -> SeatSlot:
+    def _add_seat(self, name: str, colour: str, *, ai: bool, strength: str = "") -> SeatSlot:
         if len(self.seats) >= MAX_SEATS:
             raise ProtocolError(f"the room is full ({MAX_SEATS} seats)", "room_full")
         if any(s.name == name for s in self.seats):
             raise ProtocolError(f"the name {name!r} is taken in this room", "name_taken")
-        slot = SeatSlot(name, colour, ai=ai)
+        slot = SeatSlot(name, colour, ai=ai, strength=strength if ai else "")
         self.seats.append(slot)
         return slot
 
@@ -491,16 +539,32 @@ class Room:
         game = Game(self.board, self.rules, seats, self.mode, rng=self.manager.seed_for(self))
         self.status = "starting"  # refuses every other change while the odds are prepared
         await self._prepare_odds(game, self.manager.odds_wait)
+        await self._prepare_play()
         self.game, self.status = game, "playing"
         self.texts.append(f"The game starts: {self.mode.replace('_', ' ')}, {len(seats)} players.")
+        if self.play is not None and self.play.reason:
+            self.texts.append(f"No coach for this game ({self.play.reason}).")
         if self.odds.method == "busy":
             self.texts.append("The server is busy working out other games' odds: this game plays without them.")
         await self._persist()  # on disk before anyone is told
         self._schedule()
         self.broadcast_room()
 
+    async def _prepare_play(self) -> None:
+        """Under a choice rule: the optimal policy (solved off the event loop, cached per table) and each AI seat's table."""
+        if not self.rules.choice:
+            self.play = None
+            return
+        strengths = [s.strength if s.ai else "" for s in self.seats]
+        seeds = [self.manager.seed_for(self) for s in self.seats if s.ai and s.strength == "random"]
+        rngs = [None if x is None else np.random.default_rng(x) for x in seeds]
+        self.play = await self.manager.policies.table_play(self.board, self.rules, self.mode, strengths, rngs)
+
     async def _prepare_odds(self, game: Game, wait: float) -> None:
         """Send the table's odds to the odds pool and wait up to ``wait`` s for them (then an "odds" message)."""
+        if self.rules.choice:  # the exact odds assume no choice (the library's Odds take no policies yet)
+            self.odds = LiveOdds((), "none")
+            return
         # solving a table's odds can take seconds (the bump rule's joint chain): in the odds pool, and the
         # game does not wait more than a moment for it; the odds follow in an "odds" message
         solve = self.manager.odds.submit(self.board, self.rules, len(game.seats), self.mode)
@@ -544,16 +608,27 @@ class Room:
         if self.odds.method != "busy":  # a game that started without odds stays without them
             self.odds = self.manager.odds_of(self.game)
 
-    async def _roll(self, seat: int, secret: str) -> None:
+    def _check_mover(self, seat: int, secret: str, what: str) -> None:
+        """Refuse a ``what`` (roll, choose) that is not the mover's own: no game, wrong secret, not its turn."""
         if self.status != "playing" or self.game is None:
-            raise ProtocolError("roll: no game is being played", "not_playing")
+            raise ProtocolError(f"{what}: no game is being played", "not_playing")
         own = seat < len(self.seats) and self.seats[seat].opens(secret)
         if not own and not (self.kind == "online" and seat == 0 and self._is_host(secret)):  # the host's own seat
-            raise ProtocolError("roll: wrong secret for that seat", "bad_secret")
+            raise ProtocolError(f"{what}: wrong secret for that seat", "bad_secret")
         if self.seats[seat].ai:
-            raise ProtocolError("roll: the server plays that seat", "not_your_turn")
+            raise ProtocolError(f"{what}: the server plays that seat", "not_your_turn")
         if seat != self.game.current_seat:
-            raise ProtocolError(f"roll: it is seat {self.game.current_seat}'s turn", "not_your_turn")
+            raise ProtocolError(f"{what}: it is seat {self.game.current_seat}'s turn", "not_your_turn")
+
+    async def _roll(self, seat: int, secret: str, die: int | None = None) -> None:
+        self._check_mover(seat, secret, "roll")
+        if self.rules.choice:
+            if die is not None and self.rules.choice != "die":
+                raise ProtocolError("roll: these rules let the mover choose the move, not the die", "bad_choice")
+            await turns.start_turn(self, die)
+            return
+        if die is not None:
+            raise ProtocolError("roll: these rules offer no die to choose", "bad_choice")
         await self._play(skip=False)
 
     async def _play(self, *, skip: bool) -> None:
@@ -561,12 +636,33 @@ class Room:
         game = self.game
         assert game is not None and not game.is_over
         self._cancel_timer()
+        if self.rules.choice and not skip:  # the turn stops at each of a player's decisions
+            await turns.start_turn(self, None)
+            return
         seat, turn = game.current_seat, game.total_turns
         events = game.skip_turn() if skip else game.take_turn()
+        await self._turn_done(seat, turn, events, events, skip=skip)
+
+    def _event_items(self, events: list[Event]) -> list[dict[str, Any]]:
+        names = [s.name for s in self.seats]
+        return [_event_data(e, names) for e in events]
+
+    async def _turn_done(
+        self,
+        seat: int,
+        turn: int,
+        events: list[Event],
+        new: list[Event],
+        *,
+        skip: bool,
+        coach: list[dict[str, Any]] | tuple = (),
+    ) -> None:
+        """A turn ended: write it (all its ``events``), then tell everyone (the ``new`` ones not told yet)."""
+        game = self.game
+        assert game is not None
         written = (persist.turn_row(turn, events),)
         self.turn_times.append(time.monotonic())
-        names = [s.name for s in game.seats]
-        items = [_event_data(e, names) for e in events]
+        items = self._event_items(new)
         self.texts.extend(i["text"] for i in items)
         self._compute_odds()
         body = {
@@ -581,6 +677,8 @@ class Room:
             "round": game.round,
             "odds": self.odds.to_dict(),
         }
+        if self.rules.choice:
+            body["coach"] = list(coach)
         if game.is_over:
             self.status = "over"
             self.game_id = await self.manager.store_game(self, "finished", written)  # on disk before anyone is told
@@ -598,6 +696,11 @@ class Room:
         assert game is not None
         self._cancel_timer()
         seat = game.current_seat
+        if game.waiting:  # a player's decision: its own countdown (online), the server decides past it
+            if self.kind == "online" and not self.seats[seat].ai:
+                self.deadline = time.monotonic() + self.countdown
+                self._timer = turns.after_choice(self, self.countdown, self._asked)
+            return
         if not self._anyone_racing():  # nobody here to play: pause rather than skip absent seats for ever
             if not self.paused:
                 self.paused = True
@@ -692,8 +795,17 @@ class Room:
             asyncio.ensure_future(self._prepare_odds(game, 0.0))
         self._fresh_for = (game.total_turns, game.current_seat)
         self.paused = not self._anyone_racing()  # quietly: the first player back resumes it
-        if not self.paused:
+        if self.rules.choice:
+            asyncio.ensure_future(self._resume_play())
+        elif not self.paused:
             self._schedule()
+
+    async def _resume_play(self) -> None:
+        """A restored game under a choice rule: its tables first, then its timers."""
+        async with self.lock:
+            await self._prepare_play()
+            if self.status == "playing" and not self.paused:
+                self._schedule()
 
 
 class RoomManager:
@@ -740,6 +852,7 @@ class RoomManager:
         self.odds = OddsSolver(
             workers=limits.odds_workers, queue=limits.odds_queue, cache_bytes=limits.odds_cache_bytes
         )
+        self.policies = PolicySolver()
         self.boards = dict(boards)
         self.odds_wait = float(odds_wait)
         self.store = store
@@ -807,12 +920,15 @@ class RoomManager:
             raise ProtocolError(f"seats must be a list of 1 to {MAX_SEATS} seats", "bad_field")
         room = Room(self, kind, board_name, the_rules, mode, float(countdown), owner)
         for item in seats:
-            if not isinstance(item, dict) or not set(item) <= {"name", "colour", "ai"}:
-                raise ProtocolError("each seat is {name, colour, ai}", "bad_field")
+            if not isinstance(item, dict) or not set(item) <= {"name", "colour", "ai", "strength"}:
+                raise ProtocolError("each seat is {name, colour, ai, strength}", "bad_field")
             ai = item.get("ai", False)
             if not isinstance(ai, bool):
                 raise ProtocolError("seat ai must be true or false", "bad_field")
-            room._add_seat(check_name(item.get("name")), check_colour(item.get("colour")), ai=ai)
+            strength = check_strength(item["strength"]) if "strength" in item else "optimal"
+            if "strength" in item and not ai:
+                raise ProtocolError("strength: only an AI seat has one", "bad_field")
+            room._add_seat(check_name(item.get("name")), check_colour(item.get("colour")), ai=ai, strength=strength)
         if kind == "local":
             if len(room.seats) < 2:
                 raise ProtocolError("a local game needs 2 to 6 seats", "too_few_seats")
@@ -907,6 +1023,7 @@ class RoomManager:
         played is abandoned and everyone told.
         """
         self.odds.shutdown()
+        self.policies.shutdown()
         if self._reaper is not None:
             self._reaper.cancel()
         for room in list(self.rooms.values()):
@@ -919,6 +1036,14 @@ class RoomManager:
             for conn in list(room.conns):
                 conn.close_code = CLOSE_RESTART
                 conn.close()
+
+
+def _positions_now(game: Game) -> list[int]:
+    """Every token's square, the mover's where its turn has taken it when the turn waits for a choice."""
+    out = list(game.positions)
+    if game.waiting:
+        out[game.decision.seat] = game.decision.square
+    return out
 
 
 def _board_data(board: Board, name: str) -> dict[str, Any]:

@@ -32,6 +32,8 @@ const SNL = {
     faces: ["Die faces"],
     die: ["Die"],
     jump_after_bounce: ["Jumps act after a bounce"],
+    choose_die: ["Choose the die before each roll, from"],
+    choose_move: ["Roll several dice, move by the one you pick"],
   },
 
   // a form for the rules; returns {node, value(), set(rules)}
@@ -50,9 +52,17 @@ const SNL = {
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
       } else if (f.kind === "int_or_none") {
         input = h("select", { name: f.name, "data-rule": f.name },
-          h("option", { value: "" }, "no limit"),
+          h("option", { value: "" }, f.none_label || "no limit"),
           Array.from({ length: f.max - f.min + 1 }, (_, i) => h("option", { value: f.min + i }, f.min + i)));
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
+      } else if (f.kind === "dice") {
+        // a choice rule: tick two or more dice; the mover picks one of them before each roll
+        const boxes = f.choices.map((c) => h("input", { type: "checkbox", name: `${f.name}-${c.spec}`,
+          value: c.spec, "data-rule-die": f.name }));
+        input = h("fieldset", { class: "rule rule-dice", "data-rule": f.name },
+          h("legend", {}, label), ...f.choices.map((c, i) => h("label", { class: "die-tick" }, boxes[i], h("span", {}, c.label))));
+        input.boxes = boxes;
+        grid.append(input);
       } else if (f.kind === "int") {
         input = h("input", { type: "number", name: f.name, min: f.min, max: f.max, "data-rule": f.name });
         grid.append(h("label", { class: "rule" }, h("span", {}, label), input));
@@ -78,6 +88,7 @@ const SNL = {
       for (const [name, { f, input }] of Object.entries(inputs)) {
         const v = name in rules ? rules[name] : f.default;
         if (f.kind === "bool") input.checked = !!v;
+        else if (f.kind === "dice") { const on = new Set(v || []); for (const b of input.boxes) b.checked = on.has(b.value); }
         else if (f.kind === "die") {
           const spec = SNL.dieSpec(rules, f), named = f.choices.some((c) => c.spec === spec);
           input.value = named ? spec : "custom";
@@ -92,6 +103,7 @@ const SNL = {
       const out = {};
       for (const [name, { f, input }] of Object.entries(inputs)) {
         if (f.kind === "bool") out[name] = input.checked;
+        else if (f.kind === "dice") out[name] = input.boxes.filter((b) => b.checked).map((b) => b.value);
         else if (f.kind === "die") out[name] = input.value === "custom" ? input.custom.value.trim() : input.value;
         else if (f.kind === "int_or_none") out[name] = input.value === "" ? null : Number(input.value);
         else if (f.kind === "int") out[name] = Number(input.value);
@@ -126,10 +138,13 @@ const SNL = {
     const named = new Set(fields.map((f) => f.name));
     const die = named.has("faces") || named.has("die") ? [] :  // the die, when the form has no field for it
       [["Die", rules.die ? String(rules.die) : `${rules.faces || 6} faces`]];
-    return fields.map((f) => {
+    const chosen = rules.choose_die && rules.choose_die.length;  // the die is then one of the dice chosen from
+    return fields.filter((f) => !(chosen && f.kind === "die")).map((f) => {
       const [label, names] = SNL.RULE_LABELS[f.name] || [f.name.replace(/_/g, " ")];
       const v = f.name in rules ? rules[f.name] : f.default;
       const text = f.kind === "die" ? SNL.dieLabel(rules, fields) :
+        f.kind === "dice" ? (v && v.length ? v.join(", ") : "no") :
+        f.kind === "int_or_none" && v == null && f.none_label ? f.none_label :
         f.kind === "bool" ? (v ? "yes" : "no") : v == null ? "no limit" : (names && names[v]) || String(v);
       return [label, text];
     }).concat(die);

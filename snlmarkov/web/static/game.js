@@ -81,6 +81,7 @@
     const slider = $("r-slider");
     slider.max = String(n);
     renderLuck(classic);
+    renderAccuracy();
     renderChart(classic);
     $("loading").hidden = true;
     setTurn(uploading || !location.hash ? n : Number(location.hash.slice(1)) || 0);
@@ -118,6 +119,23 @@
     $("luck-note").textContent = classic
       ? "The change in each player's chance of winning over the turns they rolled, summed: the exact odds expect no change from a turn, so this is what the dice did."
       : "The places each player's expected finish gained over the turns they rolled, summed (the exact odds expect no change from a turn).";
+  }
+
+  function renderAccuracy() {  // under a choice rule: what each player's choices cost against the optimal policy
+    const acc = A.accuracy || {};
+    $("accuracy-card").hidden = !acc.seats && !acc.reason;
+    if (!acc.seats) { $("accuracy").replaceChildren(); $("accuracy-note").textContent = acc.reason || ""; return; }
+    const win = acc.unit === "win";  // a race of two: the chance of winning, in points; else expected turns
+    const fmt = (x) => (x == null ? "—" : win ? (100 * x).toFixed(1) : x.toFixed(2));
+    $("accuracy").replaceChildren(h("tr", {}, h("th", {}, "player"), h("th", {}, "choices"), h("th", {}, "best"),
+      h("th", {}, win ? "points lost / choice" : "turns lost / choice"), h("th", {}, "in all")),
+      ...acc.seats.map((a) => h("tr", { "data-seat": a.seat }, h("td", {}, h("span", { class: "seat-dot mini",
+        style: `background:${A.colours[a.seat]}` }, A.labels[a.seat]), a.name), h("td", {}, a.choices), h("td", {}, a.best),
+      h("td", { "data-accuracy": a.per_choice == null ? "" : a.per_choice }, fmt(a.per_choice)),
+      h("td", {}, a.lost == null ? "never finishing risked" : fmt(a.lost)))));
+    $("accuracy-note").textContent = "Each choice against the best one on offer: " +
+      (win ? "the chance of winning it gave away, " : "the expected turns to the finish it added, ") +
+      `measured with ${acc.note}. 0 is perfect play.`;
   }
 
   function renderSeats() {

@@ -22,7 +22,7 @@
   }
   function addSeat() {
     const i = seats.length;
-    seats.push({ name: defaultName(i), colour: freeColour(), ai: mode === "ai" && i > 0 });
+    seats.push({ name: defaultName(i), colour: freeColour(), ai: mode === "ai" && i > 0, strength: "optimal" });
   }
   function render() {
     seatsBox.innerHTML = "";
@@ -33,8 +33,13 @@
       const picker = SNL.colourPicker(cfg.colours, seat.colour, (hex) => {
         seat.colour = hex; token.style.background = hex;
       });
+      // an AI seat's strength: how it chooses under a choice rule (choose the die, choose the move)
+      const strength = seat.ai ? h("select", { class: "seat-strength", "aria-label": `Seat ${i + 1} strength`,
+        title: "How this AI seat chooses under a choice rule", "data-seat": i,
+        onchange: (e) => { seat.strength = e.target.value; } },
+        ["optimal", "greedy", "random"].map((v) => h("option", { value: v, selected: v === seat.strength }, v))) : null;
       seatsBox.append(h("div", { class: "seat-row", "data-seat": i }, token,
-        h("span", { class: "seat-no" }, seat.ai ? "AI" : `#${i + 1}`), name, picker));
+        h("span", { class: "seat-no" }, seat.ai ? "AI" : `#${i + 1}`), name, strength, picker));
     });
     const [lo, hi] = LIMITS[mode];
     document.getElementById("add-seat").hidden = mode === "online";
@@ -65,7 +70,8 @@
   document.getElementById("start").addEventListener("click", async () => {
     const body = {
       kind: mode === "online" ? "online" : "local",
-      seats: seats.map((s) => ({ name: s.name.trim(), colour: s.colour, ai: !!s.ai })),
+      seats: seats.map((s) => (s.ai ? { name: s.name.trim(), colour: s.colour, ai: true, strength: s.strength }
+        : { name: s.name.trim(), colour: s.colour, ai: false })),
     };
     if (mode !== "online") {
       body.mode = document.querySelector("input[name=mode]:checked").value;
@@ -82,4 +88,5 @@
   });
   const pre = new URLSearchParams(location.search).get("mode");
   if (pre && LIMITS[pre]) choose(pre);
+  document.body.dataset.ready = "1"; // the buttons answer from here on (the config is fetched first)
 })();

@@ -24,6 +24,9 @@
   const $ = (id) => document.getElementById(id);
   const dieEl = $("die"), rollBtn = $("roll");
   document.body.dataset.status = "connecting";
+  // the coach (under a choice rule): on unless this browser turned it off
+  const COACH_KEY = "snl:coach";
+  let coachOn = localStorage.getItem(COACH_KEY) !== "off";
 
   // --- connection ---------------------------------------------------------
   function badge(text, kind) {
@@ -93,6 +96,7 @@
     }
     if (m.code === "no_room") { roomGone(); return; }
     SNL.toast(m.message, "bad");
+    if (st) renderControls();  // a refused roll or choice: its buttons come back
   }
 
   function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
@@ -127,8 +131,19 @@
     if (m.type === "odds") { st.odds = m.odds; renderSeats(); return; }
     if (m.type === "saving") { showSaving(m.saving); return; }
     if (m.type === "rematch") { showRematch(m); return; }
+    if (m.type === "choice") {  // the turn waits for its mover's choice: the events so far, and what is asked
+      await animateTurn(m);
+      st.decision = m.decision;
+      if (m.decision) { st.positions[m.seat] = m.decision.square; board.setPositions(st.positions); }
+      deadline = m.remaining > 0 ? m._recv + 1000 * m.remaining : 0;
+      showCoach(m.coach || []);
+      renderSeats();
+      return;
+    }
     if (m.type === "turn") {
       await animateTurn(m);
+      st.decision = null;
+      showCoach(m.coach || []);
       Object.assign(st, { positions: m.positions, current: m.current, finished: m.finished, odds: m.odds,
         status: m.status, turn: m.turn + 1, round: m.round, remaining: m.remaining, game_id: m.game_id || 0 });
       deadline = m.remaining > 0 ? m._recv + 1000 * m.remaining : 0;
@@ -162,7 +177,12 @@
     let pendingBounce = false;
     for (const e of m.events) {
       addLog(e.text, seat, e.kind);
-      if (e.kind === "roll") {
+      if (e.kind === "choose_die") {
+        $("die-label").textContent = e.spec;
+      } else if (e.kind === "rolled_dice") {
+        showThrown(e.values);
+        await sleep(T.die);
+      } else if (e.kind === "roll") {
         dieEl.classList.remove("tumble"); void dieEl.offsetWidth; dieEl.classList.add("tumble");
         showDie(e.value);
         await sleep(T.die);
@@ -189,6 +209,56 @@
     await sleep(T.pause);
   }
 
+  // --- choices and the coach ------------------------------------------------------
+  function choiceKind() { return st.rules.choose_die ? "die" : st.rules.choose_move ? "move" : ""; }
+  function showThrown(values) {  // the k dice thrown under choose_move, until the mover picks one
+    $("die-label").textContent = `${values.length} dice: ${values.join(", ")}`;
+  }
+  function showCoach(lines) {
+    for (const v of lines) {
+      const text = (v.idle ? "(chosen by the server) " : "") + v.text;
+      addLog(text, v.seat, "coach");
+      $("coach").textContent = text;
+      $("coach").className = `coach ${v.is_best ? "good" : "bad"}`;
+      $("coach").dataset.cost = v.cost == null ? "inf" : String(v.cost);
+      document.body.dataset.coach = String(Number(document.body.dataset.coach || 0) + 1);
+    }
+  }
+  function applyCoachSetting() {
+    $("coach-on").checked = coachOn;
+    $("coach").hidden = !coachOn;
+    document.body.classList.toggle("coach-off", !coachOn);
+  }
+  $("coach-on").addEventListener("change", () => {
+    coachOn = $("coach-on").checked;
+    localStorage.setItem(COACH_KEY, coachOn ? "on" : "off");
+    applyCoachSetting();
+  });
+  applyCoachSetting();
+
+  function renderChoices(myTurn) {
+    // under choose_die: a button per die (it rolls that die); under choose_move: a button per value thrown
+    const box = $("choices"), kind = choiceKind(), dec = st.decision;
+    const buttons = [];
+    if (kind === "die" && myTurn && (!dec || dec.kind === "die")) {
+      st.rules.choose_die.forEach((spec, i) => buttons.push(h("button", { type: "button", class: "btn choice", "data-die": i,
+        "aria-label": `Roll the ${spec} (key ${i + 1})`, onclick: () => pick({ die: i }) }, `Roll the ${spec}`)));
+    } else if (kind === "move" && myTurn && dec && dec.kind === "move") {
+      dec.options.forEach((v, i) => buttons.push(h("button", { type: "button", class: "btn choice", "data-value": v,
+        "aria-label": `Move ${v} (key ${i + 1})`, onclick: () => pick({ value: v }) }, `Move ${v}`)));
+    }
+    box.replaceChildren(...buttons);
+    box.hidden = !buttons.length;
+    $("coach-box").hidden = !kind;
+    if (buttons.length && !box.contains(document.activeElement)) buttons[0].focus({ preventScroll: true });
+  }
+  function pick(answer) {
+    const seat = st.current;
+    $("choices").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    document.body.dataset.canChoose = "0";
+    send({ type: st.decision ? "choose" : "roll", seat, secret: secretFor(seat), ...answer });
+  }
+
   // --- rendering --------------------------------------------------------------
   function mySeats() {
     // seats this browser may roll for: every human seat of a local room it created, or its own seat online
@@ -210,8 +280,10 @@
     board.setPositions(st.positions);
     deadline = st.remaining > 0 ? (st._recv || performance.now()) + 1000 * st.remaining : 0;
     const kindText = st.kind === "online" ? "Online room" : st.seats.some((s) => s.ai) ? "Play with AI" : "Pass & Play";
+    const choiceText = st.rules.choose_die ? ` · choose the die: ${st.rules.choose_die.join(" or ")}` :
+      st.rules.choose_move ? ` · roll ${st.rules.choose_move}, move by one` : "";
     $("room-info").textContent = `${kindText} · ${st.mode === "classic" ? "Classic" : "Last One Standing"} · ${st.board.name.replace(/_/g, " ")}` +
-      ` · die: ${SNL.dieLabel(st.rules, cfg.rules_fields)}`;
+      (st.rules.choose_die ? "" : ` · die: ${SNL.dieLabel(st.rules, cfg.rules_fields)}`) + choiceText;
     $("log").innerHTML = "";
     for (const t of st.log) addLog(t, -1, "");
     renderSeats();
@@ -233,7 +305,8 @@
       const p = odds.win.length ? odds.win[i] : null;
       const active = st.status === "playing" && st.current === i;
       const badges = [];
-      if (s.ai) badges.push(h("span", { class: "badge" }, "AI"));
+      if (s.ai) badges.push(h("span", { class: "badge", "data-strength": s.strength || "" },
+        choiceKind() && s.strength ? `AI · ${s.strength}` : "AI"));
       if (mine.has(i) && st.kind === "online") badges.push(h("span", { class: "badge you" }, "you"));
       if (!s.ai && st.kind === "online" && !s.connected) badges.push(h("span", { class: "badge off" }, "offline"));
       if (place >= 0) badges.push(h("span", { class: "badge place" }, SNL.ordinal(place + 1)));
@@ -255,9 +328,13 @@
 
   function renderControls() {
     if (!st) return;
-    const mine = mySeats(), cur = st.current, seat = st.seats[cur];
-    const canRoll = online && st.status === "playing" && !busy && queue.length === 0 && mine.has(cur) && seat && !seat.ai;
+    const mine = mySeats(), cur = st.current, seat = st.seats[cur], kind = choiceKind(), dec = st.decision;
+    const myTurn = online && st.status === "playing" && !busy && queue.length === 0 && mine.has(cur) && seat && !seat.ai;
+    const canRoll = myTurn && !dec && kind !== "die";
     rollBtn.disabled = !canRoll;
+    rollBtn.hidden = kind === "die" || (kind === "move" && !!dec);
+    renderChoices(myTurn);
+    document.body.dataset.canChoose = myTurn && (kind === "die" || !!dec) ? "1" : "0";
     document.body.dataset.status = st.status;
     document.body.dataset.current = String(cur);
     document.body.dataset.canRoll = canRoll ? "1" : "0";
@@ -268,8 +345,9 @@
     else if (st.status === "lobby" || st.status === "starting") $("turn-name").textContent = "Waiting in the lobby…";
     else if (st.status !== "playing") $("turn-name").textContent = st.status === "over" ? "Game over" : "Game abandoned";
     else if (seat.ai) $("turn-name").textContent = `${name} is thinking…`;
-    else if (mine.has(cur)) $("turn-name").replaceChildren(h("b", { style: `color:${seat.colour}` }, name), ", your turn — roll!");
-    else $("turn-name").textContent = `Waiting for ${name}…`;
+    else if (mine.has(cur)) $("turn-name").replaceChildren(h("b", { style: `color:${seat.colour}` }, name),
+      kind === "die" ? ", your turn — pick the die to roll!" : dec ? ", pick the value to move by!" : ", your turn — roll!");
+    else $("turn-name").textContent = dec ? `Waiting for ${name} to choose…` : `Waiting for ${name}…`;
     rollBtn.textContent = canRoll ? `Roll — ${name}` : "Roll";
     rollBtn.style.setProperty("--seat", seat ? seat.colour : "#888");
   }
@@ -288,7 +366,7 @@
     if (!st || !online || st.kind !== "online" || st.status !== "playing" || !deadline || busy) { box.hidden = true; return; }
     const left = Math.max(0, (deadline - performance.now()) / 1000);
     box.hidden = false;
-    box.querySelector("span").textContent = `${Math.ceil(left)} s to roll`;
+    box.querySelector("span").textContent = `${Math.ceil(left)} s to ${st.decision ? "choose" : "roll"}`;
     box.querySelector(".countdown-bar").style.width = `${Math.min(100, (100 * left) / st.countdown)}%`;
   }, 100);
 
@@ -357,7 +435,7 @@
     const used = new Set(st.seats.map((s) => s.colour));
     const c = (cfg.colours.find((x) => !used.has(x.hex)) || cfg.colours[0]).hex;
     let k = 1; while (st.seats.some((s) => s.name === `Robot ${k}`)) k++;
-    send({ type: "add_ai", secret: stored.host, name: `Robot ${k}`, colour: c });
+    send({ type: "add_ai", secret: stored.host, name: `Robot ${k}`, colour: c, strength: $("ai-strength").value });
   });
 
   // --- the result screen ---------------------------------------------------------
@@ -421,8 +499,14 @@
     send({ type: "roll", seat: st.current, secret: secretFor(st.current) });
   });
   document.addEventListener("keydown", (e) => {
-    if ((e.key === " " || e.key === "Enter") && !rollBtn.disabled && document.activeElement.tagName !== "INPUT") {
+    const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+    if ((e.key === " " || e.key === "Enter") && !rollBtn.disabled && !rollBtn.hidden && !typing) {
       e.preventDefault(); rollBtn.click();
+      return;
+    }
+    const choices = $("choices").querySelectorAll("button:not(:disabled)");  // keys 1..9 pick a choice
+    if (!typing && !$("choices").hidden && /^[1-9]$/.test(e.key) && choices[Number(e.key) - 1]) {
+      e.preventDefault(); choices[Number(e.key) - 1].click();
     }
   });
   showDie(1);
