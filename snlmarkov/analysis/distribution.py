@@ -12,14 +12,7 @@ from ..chain.threads import single_blas_thread
 from ..errors import LimitError, SnlError
 from ..limits import check_rng
 
-__all__ = [
-    "LengthDistribution",
-    "GeometricTail",
-    "absorption_times",
-    "geometric_tail",
-    "DEFAULT_TAIL",
-    "DENSE_EIG_STATES",
-]
+__all__ = ["LengthDistribution", "DEFAULT_TAIL"]
 
 #: Default bound on the probability left beyond the horizon.
 DEFAULT_TAIL = 1e-13

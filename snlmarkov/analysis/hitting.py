@@ -20,7 +20,7 @@ from ..chain.solve import BlockLU, LongCut, block_bounds, factorize
 from ..chain.threads import single_blas_thread
 from ..rules import Rules
 
-__all__ = ["hit_probabilities", "WINDOW_STATES", "CUT_WINDOWS", "WHOLE_STATES"]
+__all__ = ["hit_probabilities"]
 
 #: Targets are handled in groups whose local systems have about this many states.
 WINDOW_STATES = 128

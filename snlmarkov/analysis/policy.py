@@ -35,7 +35,7 @@ from ..limits import show_value
 from ..policy import Policy, decision_shape
 from ..rules import Rules
 
-__all__ = ["solo_policy", "policy_gain", "PolicyGain", "turn_start_orders", "OBJECTIVES", "MAX_WITHIN_TURNS"]
+__all__ = ["policy_gain", "PolicyGain"]
 
 #: What :func:`optimal_policy` can optimise.
 OBJECTIVES = ("turns", "within", "win")

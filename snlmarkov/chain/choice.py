@@ -50,7 +50,7 @@ from .mechanics import all_landings, chain_landings, index_dtype, no_cap_depth, 
 from .model import TransitionModel, _check_winnable
 from .solve import BlockLU
 
-__all__ = ["DecisionProcess", "OptionSlots", "resolve", "policy_turn_rows", "policy_model", "policy_hit_probabilities"]
+__all__ = ["policy_model"]
 
 #: An improvement must gain more than this (relative) to change a choice: no cycling on ties.
 IMPROVE_TOL = 1e-12

@@ -23,25 +23,7 @@ from ..dice import Die
 from ..limits import check_memory
 from ..rules import Rules
 
-__all__ = [
-    "DieColumns",
-    "die_columns",
-    "exact_slot_probs",
-    "NO_CAP_MASS",
-    "no_cap_depth",
-    "RollOutcomes",
-    "RollSlots",
-    "RollStory",
-    "one_roll",
-    "roll_slots",
-    "roll_slots_batch",
-    "batchable",
-    "roll_story",
-    "index_dtype",
-    "ChainSteps",
-    "chain_landings",
-    "all_landings",
-]
+__all__ = []
 
 
 def index_dtype(*bounds: int) -> type[np.signedinteger[Any]]:

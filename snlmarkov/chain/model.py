@@ -32,21 +32,9 @@ from ..board import Board
 from ..errors import ModelError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
-from .mechanics import NO_CAP_MASS, all_landings, chain_landings, index_dtype, no_cap_depth, one_roll, roll_slots
+from .mechanics import all_landings, chain_landings, index_dtype, no_cap_depth, one_roll, roll_slots
 
-__all__ = [
-    "TransitionModel",
-    "RollState",
-    "RollTransitions",
-    "turn_model",
-    "roll_model",
-    "roll_transitions",
-    "RollChain",
-    "roll_chain",
-    "turn_landings",
-    "can_finish",
-    "NO_CAP_MASS",
-]
+__all__ = ["TransitionModel", "RollState", "turn_model", "roll_model"]
 
 _ROW_SUM_TOL = 1e-12
 

@@ -25,20 +25,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from ..errors import SnlError
 from .model import TransitionModel, can_finish
 
-__all__ = [
-    "AbsorbingSystem",
-    "BlockLU",
-    "safe_states",
-    "factorize",
-    "factorize_blocks",
-    "solve_blocks",
-    "solve_operator",
-    "NATURAL_BANDWIDTH",
-    "BLOCK_ROWS",
-    "CUT_ROWS",
-    "MAX_CUT_COLUMNS",
-    "LongCut",
-]
+__all__ = ["AbsorbingSystem"]
 
 #: Matrices whose lower plus upper bandwidth is at most this are factorised
 #: in their natural order (little fill, no ordering cost).

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["one_blas_thread", "single_blas_thread"]
+__all__ = ["one_blas_thread"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

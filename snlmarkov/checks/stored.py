@@ -72,7 +72,7 @@ from ..rules import Rules
 from ..state import GameState
 from .crosschecking import Check, _holm
 
-__all__ = ["check_stored", "StoredCheckReport", "GroupCheck"]
+__all__ = ["check_stored", "StoredCheckReport"]
 
 #: survival mass below which the single-token length's tail is dropped
 _TAIL = 1e-13

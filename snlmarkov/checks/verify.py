@@ -55,18 +55,7 @@ from ..game.events import (
 )
 from ..state import GameState
 
-__all__ = [
-    "verify_game",
-    "VerificationReport",
-    "TurnCheck",
-    "FOLLOWS_RULES",
-    "UNFINISHED",
-    "BREAKS_RULES",
-    "SIGNED",
-    "NOT_SIGNED",
-    "SIGNATURE_MISMATCH",
-    "SIGNATURE_UNCHECKED",
-]
+__all__ = ["verify_game", "VerificationReport", "TurnCheck"]
 
 #: The rules verdicts: a whole game that follows the rules, a record that follows them but stops
 #: before the game is over, a record that breaks them.

@@ -9,7 +9,7 @@ from typing import Any
 
 from .common import add_board_rules_arguments, board_from_args, rules_from_args, show
 
-__all__ = ["register", "run", "PROGRESS_SQUARES"]
+__all__ = []
 
 #: From this many squares on, the length distribution (the slow part) shows a progress bar.
 PROGRESS_SQUARES = 5_000

@@ -36,29 +36,7 @@ if TYPE_CHECKING:  # the numerical and configuration classes are imported where 
     from ..dice import Die
     from ..rules import Rules
 
-__all__ = [
-    "add_board_rules_arguments",
-    "add_die_argument",
-    "board_from_args",
-    "rules_from_args",
-    "rule_changes",
-    "base_rules",
-    "RULES_HELP",
-    "die_arg",
-    "DIE_HELP",
-    "parse_setting",
-    "seed_arg",
-    "count_arg",
-    "players_arg",
-    "ascii_int_arg",
-    "check_host",
-    "at_least_arg",
-    "whole_arg",
-    "workers_arg",
-    "PLAYERS_HELP",
-    "writable_folder",
-    "show",
-]
+__all__ = []
 
 #: The one ``--players`` rule, in the words every sub-command's help uses.
 PLAYERS_HELP = f"1 to {MAX_PLAYERS} (docs/rules.md)"

@@ -8,7 +8,7 @@ import sys
 
 from .common import RULES_HELP, add_die_argument, at_least_arg, rules_from_args, workers_arg
 
-__all__ = ["register", "run"]
+__all__ = []
 
 
 _count = at_least_arg  # an integer >= low in plain digits

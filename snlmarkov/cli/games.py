@@ -37,7 +37,7 @@ from typing import Any
 from ..errors import InputFileError, SnlError
 from .common import show
 
-__all__ = ["register", "run", "open_store", "stored_games", "game_page", "accuracy_line"]
+__all__ = []
 
 #: The columns of the ``games`` table that ``snlmarkov serve --db`` writes.
 _COLUMNS = ("id", "room", "status", "mode", "players", "turns", "finished_at", "record")

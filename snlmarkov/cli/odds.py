@@ -35,7 +35,7 @@ from typing import Any
 from ..vocab import MODES
 from .common import add_board_rules_arguments, board_from_args, count_arg, rules_from_args, seed_arg, whole_arg
 
-__all__ = ["register", "run"]
+__all__ = []
 
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 

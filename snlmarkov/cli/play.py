@@ -71,7 +71,7 @@ from .common import (
 if TYPE_CHECKING:
     from ..game.seats import Seat
 
-__all__ = ["register", "run", "MAX_SEATS", "LIVE_BUMP_WORK"]
+__all__ = []
 
 #: Seats the terminal game takes (the engine itself accepts more): the one --players rule.
 MAX_SEATS = MAX_PLAYERS

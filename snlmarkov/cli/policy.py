@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..policy import Policy
     from ..rules import Rules
 
-__all__ = ["register", "run", "dice_arg", "OBJECTIVE_NAMES", "PLOT_SUFFIXES"]
+__all__ = []
 
 #: What ``--objective`` takes (``snlmarkov.optimal_policy``'s objectives).
 OBJECTIVE_NAMES = ("turns", "within", "win")

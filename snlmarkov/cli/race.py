@@ -47,7 +47,7 @@ from .common import (
 if TYPE_CHECKING:
     from ..races.core import RaceResult
 
-__all__ = ["register", "run", "format_result"]
+__all__ = []
 
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 

@@ -7,7 +7,7 @@ import sys
 
 from .common import add_board_rules_arguments, board_from_args, seed_arg, whole_arg, writable_folder
 
-__all__ = ["register", "run"]
+__all__ = []
 
 
 def register(sub: argparse._SubParsersAction) -> None:

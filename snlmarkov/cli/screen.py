@@ -55,16 +55,7 @@ from typing import Any
 from ..board import Board
 from ..game.textboard import MAX_DRAWN_SQUARES, grid, jump_mark, render, rows, token_labels, track
 
-__all__ = [
-    "LineDisplay",
-    "ScreenDisplay",
-    "board_layout",
-    "legend",
-    "use_colour",
-    "paint",
-    "ANSI_COLOURS",
-    "LAYOUTS",
-]
+__all__ = []
 
 #: The board's layouts on the redrawn screen, largest first (see the module).
 LAYOUTS = ("grid", "rows", "track")

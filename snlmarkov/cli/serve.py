@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import SnlError
 from .common import check_host
 
-__all__ = ["register", "run"]
+__all__ = []
 
 
 def register(subparsers: Any) -> None:

@@ -40,7 +40,7 @@ from .common import (
     show,
 )
 
-__all__ = ["register", "run"]
+__all__ = []
 
 #: cross-check batches (fewer for small runs)
 BATCHES = 40

@@ -7,7 +7,7 @@ import sys
 
 from .common import RULES_HELP, add_die_argument, base_rules, players_arg, rule_changes, workers_arg
 
-__all__ = ["register", "run"]
+__all__ = []
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import SnlError
 from .common import show
 
-__all__ = ["register", "run"]
+__all__ = []
 
 
 def register(subparsers: Any) -> None:

@@ -33,7 +33,7 @@ from ..playkernel import resolve_policy
 from ..rules import Rules
 from .seats import Seat
 
-__all__ = ["Decision", "seat_choosers", "DECISION_KINDS"]
+__all__ = ["Decision"]
 
 #: What a decision chooses: a die (``choose_die``), or a value among the dice thrown (``choose_move``).
 DECISION_KINDS = ("die", "move")

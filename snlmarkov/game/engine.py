@@ -57,7 +57,7 @@ from ..errors import DiceError, GameError, LimitError, SnlError
 from ..limits import MAX_RECORD_BOARD_SIZE, check_rng, show_value
 from ..playkernel import PlayKernel, RollStory, describe_values, draw, is_capped, option_kernels
 from ..reach import check_winnable
-from ..rules import MODES, Rules
+from ..rules import Rules
 from ..state import GameState
 from .choosing import Chooser, Decision, seat_choosers
 from .events import (
@@ -86,7 +86,7 @@ from .events import (
 from .record import GameRecord
 from .seats import COLOURS, Seat, _make_seats
 
-__all__ = ["Game", "Seat", "Decision", "MODES", "COLOURS"]
+__all__ = ["Game", "Seat", "Decision", "COLOURS"]
 
 
 class Game:

@@ -56,30 +56,7 @@ from typing import Any, ClassVar
 from ..errors import GameError
 from ..limits import MAX_CHOICES
 
-__all__ = [
-    "Event",
-    "Roll",
-    "ChooseDie",
-    "RolledDice",
-    "ChooseMove",
-    "Enter",
-    "FailedEnter",
-    "Move",
-    "Bounce",
-    "Overshoot",
-    "Ladder",
-    "Snake",
-    "BonusRoll",
-    "CapReached",
-    "Forfeit",
-    "Restart",
-    "Bump",
-    "Skip",
-    "Finish",
-    "GameOver",
-    "EVENT_TYPES",
-    "event_from_dict",
-]
+__all__ = []
 
 
 def _positive() -> Any:

@@ -61,7 +61,7 @@ from .events import (
 )
 from .seats import Seat
 
-__all__ = ["GameRecord", "TurnSummary", "RECORD_FORMAT", "canonical_json", "MIN_KEY_BYTES"]
+__all__ = ["GameRecord", "TurnSummary"]
 
 #: Version of the record's data layout, stored as ``"format"`` in its JSON.
 RECORD_FORMAT = 1

@@ -29,7 +29,7 @@ from ..limits import MAX_SEATS, clean_text, show_value
 from ..policy import Policy
 from .events import _is_int
 
-__all__ = ["Seat", "COLOURS", "STRENGTHS"]
+__all__ = ["Seat", "COLOURS"]
 
 #: The strengths of a seat: a human chooses through the engine; the others play a policy.
 STRENGTHS = ("human", "random", "greedy", "optimal")

@@ -52,17 +52,7 @@ from .events import _is_int
 #: Largest board :func:`render` draws (a 100 x 100 grid).
 MAX_DRAWN_SQUARES = 10_000
 
-__all__ = [
-    "render",
-    "grid",
-    "rows",
-    "track",
-    "jump_mark",
-    "check_positions",
-    "token_symbol",
-    "token_labels",
-    "MAX_DRAWN_SQUARES",
-]
+__all__ = ["render"]
 
 _SYMBOLS = string.digits[1:] + string.ascii_uppercase + string.ascii_lowercase
 

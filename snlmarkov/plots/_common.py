@@ -4,16 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = [
-    "LADDER_COLOUR",
-    "SNAKE_COLOUR",
-    "SERIES_COLOURS",
-    "SERIES_STYLES",
-    "SERIES_MARKERS",
-    "new_axes",
-    "describe_rules",
-    "board_label",
-]
+__all__ = []
 
 #: Colours of the Okabe-Ito palette (safe for colour-blind readers); ladders
 #: and snakes are told apart by shape as well (rails and rungs; a wavy body

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from ..board import Board
 from ._common import LADDER_COLOUR, SNAKE_COLOUR, board_label, new_axes
 
-__all__ = ["draw_board", "add_jump_legend", "square_centre", "ladder_lines", "snake_curve"]
+__all__ = ["draw_board", "add_jump_legend"]
 
 _LIGHT = ("#fbf3e4", "#efe0c4")  # the two tones of the chequered board
 _FINISH = "#f6d55c"

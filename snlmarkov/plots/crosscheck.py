@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import SnlError
 from ._common import SERIES_COLOURS, new_axes
 
-__all__ = ["plot_crosscheck", "length_bins"]
+__all__ = ["plot_crosscheck"]
 
 
 def length_bins(cutoff: int, count: int = 40) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import SnlError
 from ._common import SERIES_COLOURS, SERIES_STYLES, new_axes
 
-__all__ = ["plot_length_pmf", "plot_length_cdf", "length_cutoff"]
+__all__ = ["plot_length_pmf", "plot_length_cdf"]
 
 
 def _series(analyses: Any) -> list[tuple[str, Any, float]]:

@@ -15,7 +15,7 @@ from ..rules import Rules
 from ._common import SERIES_COLOURS, board_label, new_axes
 from .board import draw_board
 
-__all__ = ["plot_policy", "option_labels"]
+__all__ = ["plot_policy"]
 
 #: The palest a square gets where its choice matters least (0: white, 1: the option's full colour).
 _FAINTEST = 0.25

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import SnlError
 from ._common import SERIES_COLOURS, SERIES_MARKERS, SERIES_STYLES, new_axes
 
-__all__ = ["plot_win_chances", "plot_places", "add_place_colorbar"]
+__all__ = ["plot_win_chances", "plot_places"]
 
 
 def plot_win_chances(results: Mapping[int, Any] | Any, ax: Any = None, *, title: str | None = None) -> Any:

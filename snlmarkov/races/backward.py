@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from .joint import JointMover
 
-__all__ = ["Backward", "Turn"]
+__all__ = []
 
 #: Columns of a value tensor transposed at a time (keeps the copy in cache).
 _BLOCK = 512

@@ -53,19 +53,10 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import SnlError
 from ..state import GameState
-from .joint import JointMover, _add, _next_in, resting_squares
+from .joint import JointMover, _add, _next_in
 from .order import play_order, rounds_of
 
-__all__ = [
-    "JointMover",
-    "joint_race",
-    "resting_squares",
-    "end_of_round",
-    "SettleWatch",
-    "SettledTensor",
-    "geometric_rounds",
-    "settled",
-]
+__all__ = []
 
 #: A tensor holding less than this fraction of ``tail`` is dropped (its mass
 #: is added to the tail).

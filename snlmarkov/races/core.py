@@ -55,8 +55,8 @@ from ..args import board_arg, mode_arg, players_arg, rng_arg, rules_arg, state_a
 from ..board import Board
 from ..chain.model import turn_model
 from ..errors import GameError, LimitError, PolicyError, SnlError
-from ..limits import MAX_PLAYERS, check_memory
-from ..rules import MODES, Rules
+from ..limits import check_memory
+from ..rules import Rules
 from ..state import GameState
 from .bump import joint_race
 from .defaults import DEFAULT_GAMES, METHODS
@@ -65,19 +65,7 @@ from .joint import resting_squares
 from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, RaceResult
 from .seatchains import refuse_choice
 
-__all__ = [
-    "RaceResult",
-    "race",
-    "MODES",
-    "METHODS",
-    "MAX_PLAYERS",
-    "EXACT_JOINT_PLAYERS",
-    "MAX_EXACT_STATES",
-    "MAX_EXACT_JOINT_STATES",
-    "JOINT_BYTES_PER_STATE",
-    "DEFAULT_GAMES",
-    "joint_chain_states",
-]
+__all__ = ["RaceResult", "race"]
 
 #: With ``bump``, ``method="auto"`` solves the joint chain for up to this many players.
 EXACT_JOINT_PLAYERS = 3

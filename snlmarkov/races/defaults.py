@@ -9,7 +9,7 @@ Examples
 (('auto', 'exact', 'monte_carlo'), 100000)
 """
 
-__all__ = ["METHODS", "DEFAULT_GAMES"]
+__all__ = []
 
 #: Ways :func:`snlmarkov.race` may be asked to work.
 METHODS = ("auto", "exact", "monte_carlo")

@@ -46,7 +46,7 @@ from .passage import FirstPassage, first_passage
 from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_OVER, _METHOD_POLICIES, RaceResult
 from .seatchains import SeatChains
 
-__all__ = ["StateRace", "finished_figures"]
+__all__ = []
 
 
 class StateRace:

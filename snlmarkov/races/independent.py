@@ -39,7 +39,7 @@ from ..errors import ModelError
 from ..state import GameState
 from .order import play_order
 
-__all__ = ["independent_race", "independent_from"]
+__all__ = []
 
 
 def _survival(f: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:

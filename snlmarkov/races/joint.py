@@ -33,7 +33,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from ..chain.model import TransitionModel
 from ..errors import GameError, ModelError
 
-__all__ = ["JointMover", "bumps", "reachable", "reachable_in", "resting_squares"]
+__all__ = []
 
 
 def bumps(end: Any, held: Any, bump_to: int, size: int) -> np.ndarray:

@@ -18,7 +18,7 @@ from ..board import Board
 from ..errors import SnlError
 from ..rules import Rules
 
-__all__ = ["monte_carlo_race"]
+__all__ = []
 
 
 def _mean_se(values: np.ndarray) -> float:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ..state import GameState
 
-__all__ = ["play_order", "rounds_of"]
+__all__ = []
 
 
 def play_order(state: GameState) -> tuple[tuple[int, ...], tuple[int, ...]]:

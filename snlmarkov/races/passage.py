@@ -16,7 +16,7 @@ from ..chain.model import TransitionModel
 from ..errors import SnlError
 from .joint import reachable
 
-__all__ = ["FirstPassage", "first_passage", "MAX_TABLE_ENTRIES"]
+__all__ = []
 
 #: The largest first-passage table (squares x turns) :func:`first_passage` builds.
 MAX_TABLE_ENTRIES = 50_000_000

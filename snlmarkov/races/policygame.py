@@ -64,7 +64,7 @@ from ..policy import decision_shape
 from ..rules import Rules
 from .joint import bumps
 
-__all__ = ["RaceGame", "solve_race_game", "VI_TOL", "MAX_VI_ROUNDS", "MAX_POLICY_ROUNDS"]
+__all__ = []
 
 #: Value iteration stops when no value changes by more than this; policy iteration on exact values finishes.
 VI_TOL = 1e-10

@@ -50,7 +50,7 @@ from .joint import bumps
 from .policygame import BYTES_PER_STATE, MAX_VI_ROUNDS, SOLVE_RESIDUAL, _Game, _solve
 from .seatchains import RACE_POLICY_PLAYERS, _alone
 
-__all__ = ["best_response"]
+__all__ = []
 
 
 class _Response(_Game):

@@ -39,7 +39,7 @@ from ..policy import Policy, PolicyTable
 from ..rules import Rules
 from .joint import JointMover, _step, reachable_in
 
-__all__ = ["SeatChains", "ReadingMover", "check_policies", "refuse_choice", "two_seat_wins", "RACE_POLICY_PLAYERS"]
+__all__ = []
 
 #: The chances of winning of a race of two (:func:`two_seat_wins`) are iterated until no entry changes by more than this.
 WIN_TOL = 1e-15

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import blas
 
-__all__ = ["ShiftedSolution", "shifted_bicgstab"]
+__all__ = []
 
 #: Seed of the shadow residual (any fixed vector with no special structure will do).
 _SHADOW_SEED = 5

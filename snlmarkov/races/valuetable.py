@@ -61,7 +61,7 @@ from .backward import Backward, Turn
 from .joint import JointMover
 from .shifted import shifted_bicgstab
 
-__all__ = ["ValueTable", "build_value_table", "rounds_from_turns", "SOLVE_RTOL", "TURN_RTOL"]
+__all__ = []
 
 #: The series of :func:`_classic_series_values` is taken as settled when every
 #: entry of ``d_t`` is ``rho d_{t-k}`` to this, relative to its largest entry.

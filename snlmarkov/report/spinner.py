@@ -20,7 +20,7 @@ from ..dice import Die
 from ..errors import SnlError
 from ..rules import Rules
 
-__all__ = ["SpinnerSweep", "compare_spinners", "SPINNER_RANGES", "spinner_summary", "spinner_markdown"]
+__all__ = []
 
 #: The spinner ranges the report compares: ``1..n`` for ``n`` in 2..30.
 SPINNER_RANGES = tuple(range(2, 31))

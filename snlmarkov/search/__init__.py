@@ -8,3 +8,24 @@
 - :mod:`~snlmarkov.search.anneal`: :func:`design`, a search for boards that
   meet a target.
 """
+
+from __future__ import annotations
+
+from .anneal import DesignedBoard, DesignResult, design
+from .files import read_rules, write_board, write_rules
+from .sweep import rules_grid, sweep
+from .target import Constraints, Goal, Target
+
+__all__ = [
+    "Constraints",
+    "DesignResult",
+    "DesignedBoard",
+    "Goal",
+    "Target",
+    "design",
+    "read_rules",
+    "rules_grid",
+    "sweep",
+    "write_board",
+    "write_rules",
+]

@@ -33,7 +33,7 @@ from ..sim.parallel import seed_root
 from .batch import check_batch_memory, evaluate, single_threaded
 from .target import Constraints, Target
 
-__all__ = ["design", "DesignResult", "DesignedBoard", "DEFAULT_BUDGET", "ISLANDS", "CHAINS"]
+__all__ = ["design", "DesignResult", "DesignedBoard"]
 
 #: Candidate boards evaluated by default.
 DEFAULT_BUDGET = 20_000

@@ -30,15 +30,7 @@ from ..errors import SnlError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
 
-__all__ = [
-    "BatchFigures",
-    "destinations",
-    "turn_matrices",
-    "evaluate",
-    "BATCH",
-    "single_threaded",
-    "resting_states",
-]
+__all__ = []
 
 #: Boards stacked per dense solve (keeps the (B, N, N) arrays in cache-sized pieces).
 BATCH = 256

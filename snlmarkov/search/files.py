@@ -21,7 +21,7 @@ from ..errors import BoardError, RuleError, SnlError
 from ..limits import clean_text
 from ..rules import Rules
 
-__all__ = ["write_board", "board_toml", "write_rules", "read_rules", "rules_toml", "rules_from_mapping"]
+__all__ = ["write_board", "write_rules", "read_rules"]
 
 
 def board_toml(board: Board, comment: str = "") -> str:

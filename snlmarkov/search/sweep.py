@@ -38,15 +38,7 @@ from ..rules import Rules
 from ..sim.parallel import seed_root
 from .batch import BatchFigures, destinations, evaluate
 
-__all__ = [
-    "sweep",
-    "rules_grid",
-    "pack_board",
-    "unpack_board",
-    "METRICS",
-    "DEFAULT_QUANTILES",
-    "DEFAULT_LONGER_THAN",
-]
+__all__ = ["sweep", "rules_grid"]
 
 #: Quantiles of the game length reported by default (besides the median).
 DEFAULT_QUANTILES = (0.1, 0.9)

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import TargetError
 from ..limits import show_value
 
-__all__ = ["Goal", "Target", "Constraints", "FIGURES", "OPS", "PROBABILITY_SCALE"]
+__all__ = ["Goal", "Target", "Constraints"]
 
 #: The figures a goal may be about.
 FIGURES = ("mean", "sd", "quantile", "longer_than", "first_seat_advantage", "ladder_share")

@@ -43,7 +43,7 @@ from ..rules import Rules
 from ..state import GameState
 from .multi import MultiOutcome, play_rounds
 
-__all__ = ["play_choosing", "check_policy_finishes", "CHUNK"]
+__all__ = []
 
 #: games played together
 CHUNK = 1 << 16

@@ -41,7 +41,7 @@ from .solo import play_solo
 from .summary import KEEP, SimulationSummary
 from .tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
 
-__all__ = ["simulate", "SimulationResult", "SimulationSummary", "MODES", "play", "progress_bar"]
+__all__ = ["simulate", "SimulationResult", "SimulationSummary"]
 
 
 #: most entries of the roll table solo games step with

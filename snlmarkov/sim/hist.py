@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["EntryCounter"]
+__all__ = []
 
 
 class EntryCounter:

@@ -21,7 +21,7 @@ from ..state import GameState
 from .hist import EntryCounter
 from .tables import StepTable
 
-__all__ = ["MultiOutcome", "play_multi", "play_rounds", "CHUNK"]
+__all__ = []
 
 #: games played together
 CHUNK = 1 << 15

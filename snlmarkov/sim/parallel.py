@@ -26,7 +26,7 @@ from ..errors import GameError
 from ..limits import MAX_STREAMS, check_count, check_rng
 from ..rules import Rules
 
-__all__ = ["STREAMS", "POOL_MIN_WORK", "seed_root", "split_games", "merge_results", "simulate_streams"]
+__all__ = []
 
 #: Streams a simulation is split into by default (independent of the workers).
 STREAMS = 16

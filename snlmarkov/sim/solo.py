@@ -28,7 +28,7 @@ import numpy as np
 from .hist import EntryCounter
 from .tables import StepTable
 
-__all__ = ["SoloOutcome", "play_solo", "WIDTH", "BLOCK"]
+__all__ = []
 
 #: games advanced together
 WIDTH = 1 << 17

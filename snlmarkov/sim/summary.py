@@ -22,7 +22,7 @@ from ..board import Board
 from ..errors import GameError
 from ..rules import MODES, Rules
 
-__all__ = ["SimulationSummary", "SUMMARY_CHUNK", "KEEP"]
+__all__ = ["SimulationSummary"]
 
 #: Games played per chunk under ``keep="summary"`` (about 30 MB of per-game arrays for one player).
 SUMMARY_CHUNK = 1 << 20

@@ -50,7 +50,7 @@ from ..limits import check_memory
 from ..playkernel import is_capped, kernel, law
 from ..rules import Rules
 
-__all__ = ["StepTable", "turn_table", "roll_table", "roll_table_codes", "max_rolls_per_turn", "slots", "MAX_SLOTS"]
+__all__ = []
 
 #: most codes per state a turn table may use
 CODE_BUDGET = 8192

@@ -11,12 +11,15 @@ extra and are imported only by :mod:`.app`.
 
 from __future__ import annotations
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "ServerLimits", "GameStore"]
+
+_EXPORTS = {"create_app": ".app", "ServerLimits": ".limits", "GameStore": ".store"}
 
 
 def __getattr__(name: str):
-    if name == "create_app":
-        from .app import create_app
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
 
-        return create_app
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

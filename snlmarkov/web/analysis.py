@@ -50,15 +50,7 @@ from ..races.odds import Odds
 from ..rules import PRESETS, Rules
 from .coach import accuracy
 
-__all__ = [
-    "analyse",
-    "check_analysable",
-    "rules_name",
-    "MAX_ANALYSIS_SQUARES",
-    "MAX_ANALYSIS_TURNS",
-    "MAX_ANALYSIS_FACES",
-    "SWINGS",
-]
+__all__ = []
 
 #: largest board a game page analyses (the exact odds and the verification build its turn matrix)
 MAX_ANALYSIS_SQUARES = 10_000

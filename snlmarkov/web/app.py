@@ -56,7 +56,7 @@ from .protocol import (
 )
 from .rooms import Connection, RoomManager, _board_data, rules_fields
 
-__all__ = ["create_app", "STATIC", "TOKEN_COLOURS", "MAX_BODY_BYTES"]
+__all__ = ["create_app"]
 
 log = logging.getLogger("snlmarkov.web")
 

@@ -35,7 +35,7 @@ from ..rules import MODES, PRESETS, Rules
 from .protocol import MAX_NAME
 from .store import STATUSES
 
-__all__ = ["list_games", "check_filters", "PAGE_SIZE", "MAX_PAGE"]
+__all__ = []
 
 #: games on one page of the archive
 PAGE_SIZE = 20

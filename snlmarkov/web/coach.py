@@ -61,19 +61,7 @@ from ..races.policy import optimal_policy
 from ..races.policygame import game_policies, solve_race_game
 from ..rules import Rules
 
-__all__ = [
-    "MAX_COACH_STATES",
-    "Solved",
-    "Verdict",
-    "TablePlay",
-    "PolicySolver",
-    "solve_table",
-    "prepare_table",
-    "check_solvable",
-    "option_name",
-    "accuracy",
-    "record_choices",
-]
+__all__ = []
 
 log = logging.getLogger("snlmarkov.web")
 

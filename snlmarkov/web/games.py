@@ -45,7 +45,7 @@ from .rematch import rematch
 from .rooms import RoomManager
 from .store import load_key
 
-__all__ = ["game_routes", "MAX_UPLOAD_BYTES", "ANALYSES_KEPT", "TURNS_KEPT"]
+__all__ = []
 
 #: largest record file the upload page takes (and never more than ``limits.MAX_RECORD_BYTES``);
 #: ``static/game.html`` says the same in ``data-max-bytes``

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Guard", "host_allowed", "security_headers"]
+__all__ = []
 
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 

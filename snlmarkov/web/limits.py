@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import LimitError
 
-__all__ = ["ServerLimits", "Throttle", "client_key"]
+__all__ = ["ServerLimits"]
 
 #: addresses a throttle tracks at once; past this the full buckets are forgotten first
 _TRACKED = 10_000

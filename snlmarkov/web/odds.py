@@ -45,7 +45,7 @@ from ..races.odds import Odds
 from ..rules import Rules
 from ..state import GameState
 
-__all__ = ["LiveOdds", "OddsSolver", "win_odds", "prepare", "is_prepared", "nbytes"]
+__all__ = []
 
 log = logging.getLogger("snlmarkov.web")
 

@@ -44,7 +44,7 @@ from .store import RoomRow, StoreBusyError
 Room: TypeAlias = Any
 RoomManager: TypeAlias = Any
 
-__all__ = ["digest", "room_state", "room_row", "turn_row", "written", "restore", "STATE_FORMAT", "BEHIND_AFTER"]
+__all__ = []
 
 log = logging.getLogger("snlmarkov.web")
 

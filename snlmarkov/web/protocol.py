@@ -26,23 +26,7 @@ from typing import Any
 from ..errors import SnlError
 from ..limits import MAX_CHOICES
 
-__all__ = [
-    "ProtocolError",
-    "Message",
-    "parse_message",
-    "check_name",
-    "check_colour",
-    "check_strength",
-    "STRENGTHS",
-    "MAX_MESSAGE_BYTES",
-    "MAX_NAME",
-    "MAX_SEATS",
-    "COLOUR_RE",
-    "RATE",
-    "BURST",
-    "MAX_DEPTH",
-    "load_json",
-]
+__all__ = []
 
 #: largest accepted client message, in bytes of UTF-8 text
 MAX_MESSAGE_BYTES = 4096

@@ -23,7 +23,7 @@ from typing import Any
 from .protocol import ProtocolError
 from .rooms import Room, RoomManager, SeatSlot
 
-__all__ = ["rematch"]
+__all__ = []
 
 _votes: weakref.WeakKeyDictionary[Room, set[int]] = weakref.WeakKeyDictionary()
 _next: weakref.WeakKeyDictionary[Room, Room] = weakref.WeakKeyDictionary()

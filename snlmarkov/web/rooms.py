@@ -58,7 +58,7 @@ from .odds import LiveOdds, OddsSolver
 from .persist import digest
 from .protocol import MAX_MOVE, MAX_SEATS, Message, ProtocolError, check_colour, check_name, check_strength
 
-__all__ = ["Room", "RoomManager", "Connection", "SeatSlot", "rules_from_data", "rules_fields", "KINDS"]
+__all__ = []
 
 log = logging.getLogger("snlmarkov.web")
 

@@ -36,7 +36,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ..errors import SnlError
 from .limits import ServerLimits, client_key
 
-__all__ = ["GuardedH11Protocol", "uvicorn_config", "quiet_resource_errors", "bind", "connection_cap"]
+__all__ = []
 
 log = logging.getLogger("snlmarkov.web")
 

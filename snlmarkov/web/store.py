@@ -63,19 +63,7 @@ from pathlib import Path
 from ..errors import LimitError, SnlError
 from ..game.record import GameRecord
 
-__all__ = [
-    "GameStore",
-    "StoredGame",
-    "StoreStatus",
-    "StoreBusyError",
-    "RoomRow",
-    "ROOM_STATUSES",
-    "STATUSES",
-    "MAX_PENDING",
-    "KEY_BYTES",
-    "key_path",
-    "load_key",
-]
+__all__ = ["GameStore"]
 
 #: what a stored game can be
 STATUSES = ("finished", "abandoned")

@@ -32,7 +32,7 @@ from ..game.engine import Game
 from .coach import TablePlay
 from .protocol import ProtocolError
 
-__all__ = ["start_turn", "answer", "decision_data", "choose_for_idle"]
+__all__ = []
 
 log = logging.getLogger("snlmarkov.web")
 
