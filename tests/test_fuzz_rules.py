@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import snlmarkov as snl
 from snlmarkov import Board, Die, LimitError, RuleError, Rules, SnlError, UnwinnableBoardError
-from snlmarkov.limits import MAX_FACES, limit
+from snlmarkov.limits import MAX_CHOICES, MAX_FACES, limit
 
 
 def _is_int(value: Any) -> bool:
@@ -78,11 +78,30 @@ RULE_FIELDS: dict[str, Field] = {
     # None is the keyword's default: no shorthand given
     "faces": Field(st.integers(2, 12), lambda v: v is None or _int_in(2, MAX_FACES)(v)),
     "jump_after_bounce": Field(st.booleans(), _is_bool),
+    # the choice rules (docs/rules.md, "Choices"): no choice, or one a player would pick
+    "choose_die": Field(st.sampled_from([(), (4, 6)]), lambda v: _valid_dice(v)),
+    "choose_move": Field(st.sampled_from([None, 2]), lambda v: v is None or _int_in(2, MAX_CHOICES)(v)),
 }
 
 
+def _valid_dice(value: Any) -> bool | None:
+    """``choose_die``: a tuple or list of 2..MAX_CHOICES distinct dice, or empty; None where the oracle cannot say."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        return False
+    if len(value) == 0:
+        return True
+    if not 2 <= len(value) <= MAX_CHOICES:
+        return False
+    verdicts = [_valid_die(d) for d in value]
+    if False in verdicts:
+        return False
+    if None in verdicts:
+        return None
+    return True if len({Die.coerce(d) for d in value}) == len(value) else False
+
+
 #: The fields of the combinations refused below.
-CONFLICTING = {"die", "faces", "bonus_on_six", "max_sixes", "on_cap", "start_on_six"}
+CONFLICTING = {"die", "faces", "bonus_on_six", "max_sixes", "on_cap", "start_on_six", "choose_die", "choose_move"}
 
 
 def _conflicts(kwargs: dict[str, Any]) -> set[str]:
@@ -103,6 +122,13 @@ def _conflicts(kwargs: dict[str, Any]) -> set[str]:
     redeal = kwargs.get("on_cap", "redeal") == "redeal"
     if len(die.values) == 1 and kwargs.get("start_on_six", False) and cap == 1 and redeal:
         out |= {"die", "start_on_six", "max_sixes", "on_cap"}  # the capped roll after entering: nothing to redeal
+    dice = kwargs.get("choose_die", ())
+    if dice and kwargs.get("choose_move") is not None:
+        out |= {"choose_die", "choose_move"}  # one choice rule at a time
+    if dice and ("die" in kwargs or "faces" in kwargs) and die not in (Die(), Die.coerce(dice[0])):
+        out |= {"choose_die", "die", "faces"}  # under choose_die the die is the first of the dice
+    if kwargs.get("choose_move") is not None and len(die.values) == 1:
+        out |= {"choose_move", "die", "faces"}  # nothing to choose between
     return out
 
 
@@ -247,11 +273,15 @@ def test_rules_then_every_model(kwargs, board):
             return
         assert not invalid and not conflicts, f"Rules(**{kwargs!r}) accepted {sorted(invalid | conflicts)}"
         for name, value in kwargs.items():
-            if name == "die":
+            if name == "die" and rules.choose_die:
+                assert rules.die == rules.choose_die[0]
+            elif name == "die":
                 want = value if isinstance(value, Die) else Die(value) if _is_int(value) else rules.die
                 assert rules.die == want
             elif name == "faces":  # None: not given, the die stays as the other keywords say
-                assert value is None or (rules.die == Die(value) and rules.faces == value)
+                assert value is None or (rules.die == Die(value) and (rules.choose_die or rules.faces == value))
+            elif name == "choose_die":
+                assert rules.choose_die == tuple(Die.coerce(d) for d in value)
             else:
                 assert getattr(rules, name) == value and type(getattr(rules, name)) is type(value), name
         refusal = None  # the field docs/rules.md forbids on this board, if any
@@ -260,6 +290,18 @@ def test_rules_then_every_model(kwargs, board):
         elif not 1 <= rules.bump_to <= board.size - 1:
             refusal = "bump_to"
         small = rules.die.top <= 12 and (rules.max_sixes is None or rules.max_sixes <= 12)
+        if rules.choice:  # every model without a policy refuses a choice rule, saying how to give one
+            for name, work in _MODELS.items():
+                try:
+                    work(board, rules)
+                except (RuleError, snl.GameError) as exc:  # the engine: a seat with no policy cannot choose
+                    assert "policy" in str(exc) or refusal in _named_fields(str(exc)), (name, str(exc))
+                except UnwinnableBoardError:  # checked before the choice (no choice would finish)
+                    pass
+                else:
+                    raise AssertionError(f"{name} played a choice rule without a policy")
+            event("choice refused without a policy")
+            return
         for name, work in _MODELS.items():
             players_bump = name in ("simulate", "game", "race")  # two tokens: the bump can act
             try:

@@ -17,8 +17,9 @@ import pytest
 
 import snlmarkov as snl
 from snlmarkov import Board, Rules, turn_model
-from snlmarkov.races.bump import JointMover, joint_race, resting_squares
+from snlmarkov.races.bump import JointMover, joint_race
 from snlmarkov.races.independent import independent_race
+from snlmarkov.races.joint import resting_squares
 
 TOL = 1e-10
 

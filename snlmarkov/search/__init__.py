@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .anneal import DesignedBoard, DesignResult, design
 from .files import read_rules, write_board, write_rules
-from .sweep import rules_grid, sweep
+from .sweep import rules_grid  # snl.sweep is the function; snlmarkov.search.sweep stays the module
 from .target import Constraints, Goal, Target
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "design",
     "read_rules",
     "rules_grid",
-    "sweep",
     "write_board",
     "write_rules",
 ]
