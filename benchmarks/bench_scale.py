@@ -12,7 +12,7 @@ a ratio, both sides are measured in the same run.
 | the same, n = 10^7 | < 15 s and < 4 GB |
 | the same, 10^6, the whole matrix in one SuperLU (the old path) | baseline of the row above |
 | ``analyze()`` at 10^6 squares | < 3 s and < 1 GB |
-| ``hit_probability``, 10^4 and 10^5 squares | < 2 s, < 30 s |
+| ``hit_probability``, 10^4, 10^5 and 10^6 squares | < 2 s, < 30 s; 10^6: < 8 s and < 1.5 GB (issue 21) |
 | the same on a board under one long snake (no clean point) | < 2 s, < 30 s |
 | ``analyze(jungle)`` and every figure, default OpenBLAS threads vs one | ratio <= 1.5 |
 | 3-player bump race, jungle, family, classic / last one standing | < 2 s / < 5 s |
@@ -46,6 +46,7 @@ CASES: dict[str, dict] = {
     "analyze-1e6": dict(what="analyze(), Board.random, app", size=10**6, target_s=3.0, target_mb=1024),
     "hit-1e4": dict(what="hit_probability, Board.random, app", size=10**4, target_s=2.0),
     "hit-1e5": dict(what="hit_probability, Board.random, app", size=10**5, target_s=30.0),
+    "hit-1e6": dict(what="hit_probability, Board.random, app", size=10**6, target_s=8.0, target_mb=1536),
     "hit-long-1e4": dict(what="hit_probability, one snake N-10 -> 10, app", size=10**4, target_s=2.0),
     "hit-long-1e5": dict(what="the same, 10^5", size=10**5, target_s=30.0),
     "jungle-default-blas": dict(what="analyze(jungle), all figures, default BLAS threads", size=100),
@@ -59,7 +60,16 @@ CASES: dict[str, dict] = {
     "sim-summary-1e6": dict(what='simulate(keep="summary"), jungle, app', size=10**6),
     "sim-summary-1e7": dict(what='simulate(keep="summary"), jungle, app', size=10**7),
 }
-QUICK_SKIP = {"turns-1e7", "turns-long-5e6", "hit-1e5", "bump-los", "bump-4-exact", "bump-4-los", "sim-summary-1e7"}
+QUICK_SKIP = {
+    "turns-1e7",
+    "turns-long-5e6",
+    "hit-1e5",
+    "hit-1e6",
+    "bump-los",
+    "bump-4-exact",
+    "bump-4-los",
+    "sim-summary-1e7",
+}
 
 
 def _peak_mb() -> float:
@@ -114,7 +124,7 @@ def _child(name: str, repeat: int) -> dict:
     }
     fn = fns.get(name) or fns[name.split("-")[0]]
     times, cpus, value = [], [], None
-    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5", "hit-long-1e5")) else repeat
+    repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5", "hit-1e6", "hit-long-1e5")) else repeat
     if name.startswith("jungle"):
         repeat = max(repeat, 30)
     for _ in range(repeat):

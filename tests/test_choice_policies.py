@@ -217,3 +217,21 @@ def test_the_two_hit_solvers_agree_on_the_jungle_board(monkeypatch):
     dense = choice.policy_hit_probabilities(board, rules, p)
     monkeypatch.setattr(choice, "DENSE_HIT_STATES", 0)
     assert np.allclose(dense, choice.policy_hit_probabilities(board, rules, p), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(choose_die=(4, 6, 8), max_sixes=None),
+        Rules(choose_die=(Die.weighted({1: 1, 6: 3}), 4), max_sixes=None, start_on_six=True),
+        Rules(choose_move=2, max_sixes=None, start_on_six=True),
+        Rules(choose_move=3, on_cap="forfeit", start_on_six=True),
+        Rules(choose_die=(3, 5), on_cap="restart", finish="bounce", max_sixes=1),
+    ],
+)
+def test_the_solvers_values_are_those_of_the_turn_chain_it_induces(rules):
+    """The decision states' exact solve against the turn-level chain of analyze(policy=): two paths, one figure."""
+    board = Board.builtin()
+    p = snl.optimal_policy(board, rules)
+    a = snl.analyze(board, rules, policy=p)
+    assert np.allclose(a.expected_turns_from, p.values, rtol=1e-12, atol=0)

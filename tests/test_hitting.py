@@ -104,8 +104,49 @@ def test_the_whole_chain_path_of_small_boards_matches_brute_force(rules, monkeyp
 
     groups = []
     real = hitting._solve_group
-    monkeypatch.setattr(hitting, "_solve_group", lambda *a, **k: groups.append(a[8]) or real(*a, **k))
+    monkeypatch.setattr(hitting, "_solve_group", lambda *a, **k: groups.append(a[3].size) or real(*a, **k))
     board = Board(40, {38: 3, 30: 11, 25: 2, 5: 33, 12: 36, 20: 39})  # snakes over the whole board
     got = hit_probabilities(board, rules)
-    assert groups == [0]  # one local system, from the first state
+    assert len(groups) == 1 and groups[0] > 30  # one system for every target
     np.testing.assert_allclose(got, brute(board, rules), rtol=0, atol=1e-12)
+
+
+SMALL_BOARDS = [
+    Board.random(300, rng=11),
+    Board(200, {190: 12, 150: 40, 120: 3, 60: 170, 30: 95}),  # snakes over most of the board
+    Board(150, {3: 20, 20: 60, 60: 10, 100: 140, 140: 90}, chain=True),
+]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    RULES + [Rules(on_cap="restart"), Rules(on_cap="forfeit"), Rules(start_on_six=True), Rules(die="2d6")],
+    ids=str,
+)
+@pytest.mark.parametrize("board", SMALL_BOARDS, ids=lambda b: f"{b.size}-{len(b.jumps)}")
+def test_stacked_local_systems_agree_with_the_whole_chain_system(board, rules, monkeypatch):
+    """The stacked groups (any window) and the one system of the whole chain give the same figures."""
+    from snlmarkov.analysis import hitting
+
+    whole = []
+    real = hitting._solve_group
+    monkeypatch.setattr(hitting, "_solve_group", lambda *a, **k: whole.append(1) or real(*a, **k))
+    monkeypatch.setattr(hitting, "WHOLE_STATES", 10**6)
+    want = hit_probabilities(board, rules)
+    assert whole == [1]
+    for window in (1, 24, 128):
+        np.testing.assert_allclose(hit_probabilities(board, rules, window=window), want, rtol=0, atol=1e-12)
+    assert whole == [1]
+
+
+def test_only_targets_with_a_near_landing_get_a_system(monkeypatch):
+    """On a board whose snakes are short most squares need no Woodbury system: h is the expected landings."""
+    from snlmarkov.analysis import hitting
+
+    solved = []
+    real = hitting._solve_stack
+    monkeypatch.setattr(hitting, "_solve_stack", lambda *a, **k: solved.append(a[4].size) or real(*a, **k))
+    board = Board.random(3_000, rng=2)
+    h = hit_probabilities(board, Rules(), window=64)
+    assert 0 < sum(solved) < board.size // 2
+    assert h[-1] == pytest.approx(1.0, abs=1e-12)

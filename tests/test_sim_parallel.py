@@ -11,6 +11,33 @@ from snlmarkov.sim.parallel import merge_results, seed_root, split_games
 FIELDS = ("turns", "rolls", "rounds", "finish_turn", "finished", "place", "winner", "truncated", "landings")
 
 
+@pytest.fixture(autouse=True)
+def _pools_always_used(monkeypatch):
+    """These tests send a few thousand games to real pools: below POOL_MIN_WORK they would be played here."""
+    monkeypatch.setattr("snlmarkov.sim.parallel.POOL_MIN_WORK", 0)
+
+
+class _Refusing(cf.Executor):
+    """An executor that must not be used."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        raise AssertionError("the pool was used for too little work")
+
+
+def test_too_little_work_is_played_here_and_says_so(monkeypatch):
+    monkeypatch.setattr("snlmarkov.sim.parallel.POOL_MIN_WORK", 10_000)
+    board, rules = snl.Board.builtin(), snl.Rules()
+    serial = snl.simulate(board, rules, 3001, streams=16, rng=3)
+    with pytest.warns(RuntimeWarning, match="too little work for a pool.*same result"):
+        here = snl.simulate(board, rules, 3001, executor=_Refusing(), rng=3)
+    _same(serial, here)
+    with pytest.warns(RuntimeWarning, match="too little work"):  # work counts every seat
+        snl.simulate(board, rules, 3001, players=3, executor=_Refusing(), rng=3)
+    monkeypatch.setattr("snlmarkov.sim.parallel.POOL_MIN_WORK", 9_000)
+    with pytest.raises(AssertionError, match="pool was used"):  # 3 x 3001 seats: enough work, the pool is asked
+        snl.simulate(board, rules, 3001, players=3, executor=_Refusing(), rng=3)
+
+
 def _same(a, b):
     assert a.games == b.games
     for name in FIELDS:

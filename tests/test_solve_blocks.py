@@ -187,3 +187,23 @@ def test_too_many_long_snakes_keep_one_block_and_stay_exact(monkeypatch):
     assert lu.cut_columns.size == 0 and lu.n_blocks <= 3
     b = np.random.default_rng(4).random(a.shape[0])
     np.testing.assert_allclose(lu.solve(b), _reference(a, b), rtol=1e-10, atol=0)
+
+
+def test_diagonal_block_equals_scipy_slicing():
+    """The diagonal block (rows inside copied whole, the rest filtered) against scipy's own slicing."""
+    from snlmarkov.chain.solve import _diagonal_block, _row_slice
+
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        n = int(rng.integers(1, 40))
+        a = sp.random(n, n, density=float(rng.random() ** 2), format="lil", random_state=int(rng.integers(2**31)))
+        if rng.random() < 0.3:
+            a[int(rng.integers(n)), :] = 0  # an empty row
+        a = a.tocsr()
+        a.eliminate_zeros()
+        a.sort_indices()
+        lo = int(rng.integers(0, n))
+        hi = int(rng.integers(lo + 1, n + 1))
+        d = _diagonal_block(_row_slice(a, lo, hi), lo, hi)
+        assert d.indptr[-1] == d.data.size == d.indices.size
+        np.testing.assert_array_equal(d.toarray(), a[lo:hi, lo:hi].toarray())

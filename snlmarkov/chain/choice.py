@@ -495,7 +495,8 @@ class DecisionProcess:
         Finite-horizon dynamic programming over turns, on the :attr:`live`
         states. Inside a turn the levels of sixes are solved from the cap
         down; without a cap the in-turn states are swept until a run of
-        sixes that long has a chance below ``NO_CAP_MASS``. The states no
+        sixes that long has a chance below ``NO_CAP_MASS``, or until a sweep
+        changes nothing (a fixed point: the rest would repeat it). The states no
         turn reaches take the order of the turn start on their square.
         ``stages[t - 1]`` is the order with ``t`` turns left.
 
@@ -507,8 +508,8 @@ class DecisionProcess:
         LimitError
             When the tables of every turn left would pass the memory limit.
         """
-        check_memory(
-            2.0 * self.n_states * self.n_options * turns + 8.0 * self.n_states * 4,
+        check_memory(  # a table per turn left, and its copy in the policy of that stage
+            4.0 * self.n_states * self.n_options * turns + 8.0 * self.n_states * 4,
             f"the choices of {turns:,} turns left (one table per turn)",
         )
         self.refuse_traps(self.good_states()[0])
@@ -518,11 +519,12 @@ class DecisionProcess:
         dice = self.rules.choose_die or (self.rules.die,)
         sweeps = max(no_cap_depth(d) for d in dice) if (no_cap and self.rules.bonus_on_six) else 2
         live = self.live
-        if no_cap:
-            order = [np.flatnonzero(live & (self.sixes >= 1))] * sweeps + [np.flatnonzero(live & (self.sixes == 0))]
+        if no_cap:  # the in-turn states first (swept), then the turn starts
+            order = [np.flatnonzero(live & (self.sixes >= 1)), np.flatnonzero(live & (self.sixes == 0))]
+            repeat = [sweeps, 1]
         else:
             order = [np.flatnonzero(live & (self.sixes == lev)) for lev in range(levels - 1, -1, -1)]
-        order = [at for at in order if at.size]
+            repeat = [1] * len(order)
         dead = np.flatnonzero(~live)
         dead_start = self.starts[self.square[dead]]
         w_prev = np.zeros(n_s + 1)
@@ -532,12 +534,16 @@ class DecisionProcess:
             w = np.zeros(n_s + 1)
             w[n_s] = 1.0
             ranks = np.zeros((n_s, self.n_options), dtype=np.int16)
-            for at in order:
-                q = self._q_within(w, w_prev, at)
-                r = _ranks_of(-q)
-                best = q.max(axis=1) if self.rules.choice == "die" else self._move_value(q, r, at)
-                w[at] = best
-                ranks[at] = r
+            for at, times in zip(order, repeat):
+                for _ in range(times):
+                    q = self._q_within(w, w_prev, at)
+                    r = _ranks_of(-q)
+                    best = q.max(axis=1) if self.rules.choice == "die" else self._move_value(q, r, at)
+                    settled = np.array_equal(w[at], best)  # a fixed point: more sweeps change nothing
+                    w[at] = best
+                    ranks[at] = r
+                    if settled:
+                        break
             ranks[dead] = ranks[dead_start]
             ranks.setflags(write=False)
             stages.append(ranks)

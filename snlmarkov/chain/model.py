@@ -41,6 +41,8 @@ __all__ = [
     "turn_model",
     "roll_model",
     "roll_transitions",
+    "RollChain",
+    "roll_chain",
     "turn_landings",
     "can_finish",
     "NO_CAP_MASS",
@@ -245,7 +247,7 @@ def can_finish(matrix: sp.spmatrix, absorbing: int) -> np.ndarray:
     >>> can_finish(m, 0).tolist()  # nothing leads back to 0
     [True, False, False]
     """
-    m = sp.csr_matrix(matrix)
+    m = matrix if isinstance(matrix, sp.csr_matrix) else sp.csr_matrix(matrix)  # a new wrapper forgets its flags
     if _ascends(m, absorbing):
         return np.ones(m.shape[0], dtype=bool)
     back = m.T.tocsr()  # the edges reversed
@@ -665,6 +667,34 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     return model
 
 
+def _forfeit_states(board: Board, rules: Rules, levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The in-turn states under ``on_cap="forfeit"``: ``(squares, sixes, origins, lookup)``.
+
+    Following the sixes from each origin, the square after ``s`` sixes is
+    fixed, so an in-turn state is ``(origin, s)``; ``lookup[s, o]`` is its
+    index among them plus ``n + 1`` (the numbering of :func:`roll_model`),
+    -1 where no turn gets there.
+    """
+    n = board.size
+    sq_parts: list[np.ndarray] = []
+    s_parts: list[np.ndarray] = []
+    o_parts: list[np.ndarray] = []
+    row = np.arange(n, dtype=np.int64)
+    cur, six = row.copy(), np.zeros(n, dtype=np.int64)
+    for s in range(1, levels + 1):
+        out = one_roll(board, rules, cur, six, row)
+        keep = out.cont
+        row, cur = row[out.index[keep]], out.square[keep]
+        six = np.full(row.size, s, dtype=np.int64)
+        sq_parts.append(cur)
+        s_parts.append(six)
+        o_parts.append(row)
+    mid_sq, mid_s, mid_o = (np.concatenate(a) for a in (sq_parts, s_parts, o_parts))
+    lookup = np.full((levels + 1, n), -1, dtype=np.int64)
+    lookup[mid_s, mid_o] = n + 1 + np.arange(mid_sq.size)
+    return mid_sq, mid_s, mid_o, lookup
+
+
 def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
     """The raw transitions of :func:`roll_model`, with the landing of each."""
     rules.check_board(board)
@@ -674,23 +704,7 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
 
     # in-turn states: square, sixes, origin (origin only under forfeit)
     if forfeit:
-        sq_parts: list[np.ndarray] = []
-        s_parts: list[np.ndarray] = []
-        o_parts: list[np.ndarray] = []
-        row = np.arange(n, dtype=np.int64)
-        cur, six = row.copy(), np.zeros(n, dtype=np.int64)
-        for s in range(1, levels + 1):
-            out = one_roll(board, rules, cur, six, row)
-            keep = out.cont
-            row, cur = row[out.index[keep]], out.square[keep]
-            six = np.full(row.size, s, dtype=np.int64)
-            sq_parts.append(cur)
-            s_parts.append(six)
-            o_parts.append(row)
-        mid_sq, mid_s, mid_o = (np.concatenate(a) for a in (sq_parts, s_parts, o_parts))
-        # index lookup by (origin, sixes)
-        lookup = np.full((levels + 1, n), -1, dtype=np.int64)
-        lookup[mid_s, mid_o] = n + 1 + np.arange(mid_sq.size)
+        mid_sq, mid_s, mid_o, lookup = _forfeit_states(board, rules, levels)
     else:
         mid_sq = np.tile(np.arange(n, dtype=np.int64), levels)
         mid_s = np.repeat(np.arange(1, levels + 1, dtype=np.int64), n)
@@ -720,3 +734,168 @@ def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
     return RollTransitions(
         n + 1 + mid_sq.size, src, tgt, out.prob, out.landing, squares, sixes, origins, landed_at, landed_on
     )
+
+
+class RollChain(NamedTuple):
+    """The roll-level chain in square order, as ``(states, values)`` tables (see :func:`roll_chain`)."""
+
+    squares: np.ndarray
+    start: int
+    target: np.ndarray
+    prob: np.ndarray
+    landing: np.ndarray
+    extra: tuple[np.ndarray, np.ndarray]
+    system: sp.csr_matrix
+
+
+def roll_chain(board: Board, rules: Rules) -> RollChain:
+    """The roll-level chain with its states ordered by ``(square, sixes, origin)``, built block by block.
+
+    The states are those of :func:`roll_model` but the finish, in square
+    order, where ``I - Q`` is block upper triangular with short blocks on
+    boards whose snakes are short. Row ``i`` of the ``(states, values)``
+    tables is state ``i``, column ``j`` the die's ``j``-th value
+    (:func:`~snlmarkov.chain.mechanics.roll_slots`): ``target`` the state
+    the roll leads to (-1: the finish, or no outcome), ``prob`` its
+    probability (0: no outcome), ``landing`` the square it lands on (-1:
+    none). ``extra`` lists, on a chained board, the later landings of a
+    roll as pairs (flat slot index ``i * values + j``, square). States the
+    game cannot reach from ``start`` (square 0 at the start of a turn) keep
+    their rows, with no outcome: in ``system`` (``I - Q``, canonical CSR)
+    they are unit rows. Nothing is sorted globally and no per-state object
+    is made: memory about 16 bytes per slot plus the system.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> c = roll_chain(Board(3), Rules.preset("plain").replace(faces=2))
+    >>> c.squares.tolist()  # (square, sixes 0) and (square, sixes 1): no bonus roll, never reached
+    [0, 0, 1, 1, 2, 2]
+    >>> c.target[::2].tolist(), c.system.diagonal().tolist()
+    ([[2, 4], [4, -1], [-1, 4]], [1.0, 1.0, 1.0, 1.0, 0.5, 1.0])
+    """
+    rules.check_board(board)
+    check_model_memory(board, rules, "the roll chain", per_entry=40, levels=1 + (rules.max_sixes or 1))
+    n = board.size
+    levels = 1 if rules.max_sixes is None else rules.max_sixes
+    forfeit = rules.on_cap == "forfeit" and rules.max_sixes is not None
+    f = len(rules.die.values)
+    sq, six, orig, lookup, rank = _square_order_states(board, rules, levels, forfeit)
+    k = sq.size
+    itype = index_dtype(k * f + f, n + 2 * rules.die.top + 2)
+    dest = board.destination().astype(itype)
+    chained = chain_landings(board)
+    target = np.empty((k, f), dtype=itype)
+    prob = np.empty((k, f))
+    landing = np.empty((k, f), dtype=itype)
+    ex_slot: list[np.ndarray] = []
+    ex_sq: list[np.ndarray] = []
+    block = max(64, _BLOCK_SLOTS // f)
+    for lo in range(0, k, block):
+        hi = min(k, lo + block)
+        cur, six_b = sq[lo:hi].astype(itype), six[lo:hi]
+        origin = np.where(six_b == 0, cur, orig[lo:hi]).astype(itype)
+        s = roll_slots(board, rules, cur, six_b, origin, dest=dest)
+        p = s.prob
+        nxt_six = np.minimum(six_b + 1, levels)[:, None]
+        if forfeit:
+            nxt = np.where(s.cont, lookup[nxt_six, origin[:, None]], s.square)
+            if np.any(nxt < 0):  # guards the forfeit lookup; never expected
+                raise ModelError("roll model: a turn reached an in-turn state that was not enumerated")
+            nxt = rank[nxt]
+        else:
+            nxt = s.square.astype(np.int64) * (levels + 1) + np.where(s.cont, nxt_six, 0)
+            nxt[s.square == n] = -1  # the finish
+        none = p <= 0
+        nxt[none] = -1
+        target[lo:hi] = nxt
+        prob[lo:hi] = p
+        land = s.landing
+        land[none] = -1
+        landing[lo:hi] = land
+        if chained:
+            at, on = all_landings(board, land.ravel(), s.square.ravel(), chained)
+            first = int(np.count_nonzero(land >= 0))  # all_landings lists the rolls' own landings first
+            ex_slot.append(at[first:].astype(np.int64) + lo * f)
+            ex_sq.append(on[first:])
+    start = 0  # square 0 at the start of a turn comes first in square order
+    # the states the game reaches: a search over the outcomes (a state with none points at itself)
+    rows = np.repeat(np.arange(k, dtype=itype), f).reshape(k, f)
+    graph = sp.csr_matrix(
+        (prob.ravel(), np.where(target >= 0, target, rows).ravel(), np.arange(0, k * f + 1, f)), shape=(k, k)
+    )
+    del rows
+    seen = np.zeros(k, dtype=bool)
+    seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
+    del graph
+    if not seen.all():
+        target[~seen] = -1
+        prob[~seen] = 0.0
+        landing[~seen] = -1
+    ex = (np.concatenate(ex_slot), np.concatenate(ex_sq)) if ex_slot else (np.zeros(0, np.int64), np.zeros(0, itype))
+    if ex[0].size:
+        keep = seen[ex[0] // f]
+        ex = (ex[0][keep], ex[1][keep])
+    system = _roll_system(target, prob, block)
+    return RollChain(sq, start, target, prob, landing, ex, system)
+
+
+def _square_order_states(board: Board, rules: Rules, levels: int, forfeit: bool) -> tuple:
+    """The states of :func:`roll_chain` in square order: ``(squares, sixes, origins, lookup, rank)``.
+
+    Without ``forfeit`` state ``(p, s)`` is ``p * (levels + 1) + s`` (and
+    ``lookup``, ``rank`` are None); under it the in-turn states are those of
+    :func:`_forfeit_states`, and ``rank`` maps the numbering of
+    :func:`roll_model` to square order (-1: the finish).
+    """
+    n = board.size
+    if not forfeit:
+        sq = np.repeat(np.arange(n, dtype=np.int64), levels + 1)
+        six = np.tile(np.arange(levels + 1, dtype=np.int64), n)
+        return sq, six, np.full(sq.size, -1, dtype=np.int64), None, None
+    mid_sq, mid_s, mid_o, lookup = _forfeit_states(board, rules, levels)
+    sq = np.concatenate([np.arange(n, dtype=np.int64), mid_sq])
+    six = np.concatenate([np.zeros(n, dtype=np.int64), mid_s])
+    orig = np.concatenate([np.arange(n, dtype=np.int64), mid_o])
+    order = np.lexsort((orig, six, sq))
+    rank = np.empty(n + 1 + mid_sq.size, dtype=np.int64)
+    rt_index = np.concatenate([np.arange(n), n + 1 + np.arange(mid_sq.size)])
+    rank[rt_index[order]] = np.arange(order.size)
+    rank[n] = -1  # the finish
+    return sq[order], six[order], orig[order], lookup, rank
+
+
+def _roll_system(target: np.ndarray, prob: np.ndarray, block: int) -> sp.csr_matrix:
+    """``I - Q`` from the tables of :func:`roll_chain`, as canonical CSR, row block by row block."""
+    k, f = target.shape
+    capacity = k * (f + 1)
+    itype = index_dtype(capacity, k)
+    indices = np.empty(capacity, dtype=itype)
+    data = np.empty(capacity)
+    indptr = np.zeros(k + 1, dtype=itype)
+    nnz = 0
+    for lo in range(0, k, block):
+        hi = min(k, lo + block)
+        nb = hi - lo
+        cols = np.empty((nb, f + 1), dtype=itype)
+        vals = np.empty((nb, f + 1))
+        cols[:, :f] = target[lo:hi]
+        vals[:, :f] = -prob[lo:hi]
+        cols[:, f] = np.arange(lo, hi, dtype=itype)
+        vals[:, f] = 1.0
+        valid = cols >= 0
+        valid[:, :f] &= vals[:, :f] != 0
+        ptr = np.zeros(nb + 1, dtype=itype)
+        np.cumsum(np.count_nonzero(valid, axis=1), out=ptr[1:])
+        blk = sp.csr_matrix((vals[valid], cols[valid], ptr), shape=(nb, k))
+        blk.sum_duplicates()  # sorts each row and sums equal columns
+        m = blk.nnz
+        indices[nnz : nnz + m] = blk.indices
+        data[nnz : nnz + m] = blk.data
+        indptr[lo + 1 : hi + 1] = nnz + blk.indptr[1:]
+        nnz += m
+    indices.resize(nnz, refcheck=False)
+    data.resize(nnz, refcheck=False)
+    a = sp.csr_matrix((data, indices, indptr), shape=(k, k))
+    a.has_canonical_format = True
+    return a

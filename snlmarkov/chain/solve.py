@@ -82,9 +82,7 @@ def factorize(a: sp.csr_matrix) -> spla.SuperLU:
     >>> factorize(a).solve(np.array([1.0, 1.0]), trans="T").tolist()
     [1.5, 1.0]
     """
-    a = sp.csr_matrix(a)
-    if not a.has_sorted_indices:
-        a = a.sorted_indices()
+    a = _canonical_csr(a)
     n = a.shape[0]
     if n == 0:
         raise SnlError("no state of the chain can finish: nothing to solve")
@@ -279,7 +277,9 @@ def _safe_states(matrix: sp.spmatrix, absorbing: int, finishable: np.ndarray) ->
 
 
 def _canonical_csr(a: sp.spmatrix) -> sp.csr_matrix:
-    a = sp.csr_matrix(a)
+    """``a`` as CSR with sorted indices: ``a`` itself when it is one (a new wrapper forgets its flags: O(nnz) to check again)."""
+    if not isinstance(a, sp.csr_matrix):
+        a = sp.csr_matrix(a)
     if not a.has_sorted_indices:
         a = a.sorted_indices()
     return a
@@ -337,11 +337,36 @@ def _row_slice(a: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
 
 
 def _diagonal_block(rows: sp.csr_matrix, lo: int, hi: int) -> sp.csr_matrix:
-    """Columns ``lo:hi`` of a row block (entries before ``lo`` are the cut ones of :class:`LongCut`)."""
-    keep = (rows.indices < hi) & (rows.indices >= lo)
-    ptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
-    np.cumsum(_count_kept(keep, rows.indptr), out=ptr[1:])
-    d = sp.csr_matrix((rows.data[keep], rows.indices[keep] - lo, ptr), shape=(hi - lo, hi - lo))
+    """Columns ``lo:hi`` of a row block (entries before ``lo`` are the cut ones of :class:`LongCut`).
+
+    The rows before the first one with an entry outside ``lo:hi`` (on a
+    banded block: all but its last few) are copied whole; only the rest is
+    filtered entry by entry.
+    """
+    n = rows.shape[0]
+    ptr_in = rows.indptr
+    lens = np.diff(ptr_in)
+    split = n  # rows before `split` lie inside lo:hi
+    if rows.nnz:
+        first = rows.indices[np.minimum(ptr_in[:-1], rows.nnz - 1)]  # (empty rows read anything: masked)
+        last = rows.indices[ptr_in[1:] - 1]
+        ok = (lens == 0) | ((first >= lo) & (last < hi))
+        split = n if ok.all() else int(np.argmin(ok))
+    head = int(ptr_in[split])
+    tail_idx = rows.indices[head:]
+    keep = (tail_idx < hi) & (tail_idx >= lo)
+    ptr = np.empty(n + 1, dtype=np.int64)
+    ptr[: split + 1] = ptr_in[: split + 1] - ptr_in[0]
+    np.cumsum(_count_kept(keep, ptr_in[split:] - head), out=ptr[split + 1 :])
+    ptr[split + 1 :] += head
+    nnz = int(ptr[-1])
+    data = np.empty(nnz)
+    data[:head] = rows.data[:head]
+    data[head:] = rows.data[head:][keep]
+    indices = np.empty(nnz, dtype=rows.indices.dtype)
+    np.subtract(rows.indices[:head], lo, out=indices[:head], casting="unsafe")
+    indices[head:] = tail_idx[keep] - lo
+    d = sp.csr_matrix((data, indices, ptr), shape=(hi - lo, hi - lo))
     d.has_sorted_indices = True
     return d
 

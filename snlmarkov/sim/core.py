@@ -594,7 +594,10 @@ def simulate(
     executor : concurrent.futures.Executor, optional
         Play the games on its workers (a ``ProcessPoolExecutor``, a Dask
         ``Client.get_executor()``, ...), split into ``streams`` independent
-        streams (:mod:`snlmarkov.sim.parallel`) and merged exactly.
+        streams (:mod:`snlmarkov.sim.parallel`) and merged exactly. Fewer
+        than :data:`~snlmarkov.sim.parallel.POOL_MIN_WORK` games x players
+        are played here instead (a ``RuntimeWarning`` says so; the streams,
+        and so the result, are the same): a pool would be slower.
     streams : int, default 0
         Split the games into this many streams, each seeded by its own child
         of ``SeedSequence(rng).spawn(streams)``; with an executor, 0 means
