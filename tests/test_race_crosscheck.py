@@ -144,8 +144,13 @@ def test_chi_square_helpers_accept_and_reject() -> None:
 
 
 # ------------------------------------------------------ independent players
+def _slow_for(*players: int) -> list:
+    """2 to 6 players (a slice for fewer), those named run in the slow step (100,000 games a case)."""
+    return [pytest.param(k, marks=[pytest.mark.slow] if k in players else []) for k in range(2, 7)]
+
+
 @pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("players", _slow_for(3, 5))
 def test_independent_players_agree_with_simulation(players: int, mode: str) -> None:
     board, rules = Board.builtin(), Rules()
     exact = exact_race(board, rules, players, mode)
@@ -208,7 +213,7 @@ def test_bump_three_players_exact_figures_are_consistent() -> None:
 
 
 @pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
-@pytest.mark.parametrize("players", [4, 5, 6])
+@pytest.mark.parametrize("players", _slow_for(5)[2:])
 def test_bump_four_to_six_players_agree_with_simulation(players: int, mode: str) -> None:
     """4 to 6 players with bump, solved exactly on a small board (10 squares, 3 jumps)."""
     rules = Rules.preset("app").replace(bump=True)
