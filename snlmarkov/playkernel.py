@@ -491,15 +491,17 @@ def furthest(board: Board, rules: Rules) -> np.ndarray:
         where = np.minimum(r.square, n).astype(float)
         if rules.choice == "move":
             return where
-        probs = np.array(kern.die.probs)
-        capped_probs = probs.copy()
-        if values.size > 1:
-            capped_probs[:-1] = kern.die.without_top().probs
-            capped_probs[-1] = 0.0
-        redealt = kern.is_capped(lv) & (rules.on_cap == "redeal")
-        p = np.where(redealt[..., None], capped_probs, probs)
+        free, capped = (_on_columns(values, kern.law(c)) for c in (False, True))  # the kernel's laws
+        p = np.where(kern.is_capped(lv)[..., None], capped, free)
         outs.append(np.sum(p * where, axis=-1))
     return np.stack(outs, axis=-1)
+
+
+def _on_columns(values: np.ndarray, die: Die) -> np.ndarray:
+    """``die``'s probabilities on the columns ``values`` (a value it cannot show: 0)."""
+    out = np.zeros(values.size)
+    out[np.searchsorted(values, die.values)] = die.probs
+    return out
 
 
 def resolve_policy(policy: Any, board: Board, rules: Rules) -> Any:

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .args import rng_arg
 from .board import Board, _read_data_file
 from .dice import Die
 from .errors import PolicyError, RuleError, SnlError
@@ -212,8 +213,6 @@ class Policy:
     @classmethod
     def random(cls, rng: Any = None) -> Policy:
         """A random order of the options in every decision state, drawn once from ``rng`` (a seed or a Generator)."""
-        from .args import rng_arg
-
         seed = int(rng_arg(rng).integers(0, 2**63 - 1))
         return cls("random", seed=seed)
 
@@ -241,7 +240,7 @@ class Policy:
         want = decision_shape(board, rules, others=max(0, arr.ndim - 4))
         if arr.shape != want:
             raise PolicyError(f"a policy table for this board and these rules has shape {want}; got {arr.shape}")
-        if arr.size and not np.array_equal(np.sort(arr, axis=-1), np.broadcast_to(np.arange(n_opt), arr.shape)):
+        if arr.size and not _orders(arr, n_opt):
             raise PolicyError(f"each decision state's ranks must be an order of 0..{n_opt - 1}")
         arr.setflags(write=False)
         vals = np.array(values, dtype=float)
@@ -393,6 +392,25 @@ class Policy:
             return cls.from_dict(data)
         except PolicyError as exc:
             raise PolicyError(f"{shown}: {exc}") from None
+
+
+def _orders(arr: np.ndarray, n_opt: int) -> bool:
+    """Whether every row (last axis) of ``arr`` is an order of ``0..n_opt-1``.
+
+    For up to 62 options one bit per option: a row is an order exactly when its
+    entries lie in range and their bits sum to the full mask (no sort, one pass).
+
+    Examples
+    --------
+    >>> _orders(np.array([[1, 0, 2], [2, 1, 0]]), 3), _orders(np.array([[1, 1, 2]]), 3)
+    (True, False)
+    """
+    if arr.min() < 0 or arr.max() >= n_opt:
+        return False
+    if n_opt <= 62:
+        bits = np.left_shift(np.int64(1), arr.astype(np.int64)).sum(axis=-1)
+        return bool(np.all(bits == (1 << n_opt) - 1))
+    return bool(np.array_equal(np.sort(arr, axis=-1), np.broadcast_to(np.arange(n_opt), arr.shape)))
 
 
 def _table_from_dict(data: Mapping[str, Any], extra: dict[str, Any]) -> Policy:

@@ -45,50 +45,28 @@ MAX_WITHIN_TURNS = 10_000
 
 @single_blas_thread
 def solo_policy(
-    board: Board | None = None,
-    rules: Rules | None = None,
-    *,
-    objective: str = "turns",
-    turns: int | None = None,
-    players: int = 1,
-    policies: Any = None,
-    seat: int = 0,
-    mode: str = "classic",
-) -> Any:
-    """The exact best policy of one token under a rule set with a choice (:func:`snlmarkov.optimal_policy` for all cases).
+    board: Board | None = None, rules: Rules | None = None, *, objective: str = "turns", turns: int | None = None
+) -> Policy:
+    """The exact best policy of one token under a rule set with a choice.
 
-    Parameters
-    ----------
-    board : Board, optional
-        Defaults to the jungle board.
-    rules : Rules
-        A rule set with a choice (``choose_die`` or ``choose_move``).
-    objective : {"turns", "within", "win"}, default "turns"
-        ``"turns"``: the fewest expected turns for one token. ``"within"``:
-        the largest chance of finishing within ``turns`` turns. ``"win"``: a
-        race of ``players`` (see :func:`snlmarkov.races.policy.race_policies`).
-    turns : int
-        The horizon of ``objective="within"`` (1 to ``MAX_WITHIN_TURNS``).
-    players, policies, seat, mode
-        For ``objective="win"``: the number of seats, and for more than two
-        the other seats' given policies (the best response of ``seat``).
+    What :func:`snlmarkov.optimal_policy` runs for ``objective="turns"`` and
+    ``"within"`` (see it for the parameters); a race (``"win"``) is solved there.
 
     Returns
     -------
-    Policy or tuple of Policy
-        One token: a solved :class:`~snlmarkov.Policy` with its
+    Policy
+        A solved :class:`~snlmarkov.Policy` with its
         :attr:`~snlmarkov.Policy.values` from every square (expected turns,
         or the chance of finishing in time) and :attr:`~snlmarkov.Policy.value`
         from square 0. Under ``"within"`` the best choice changes with the
         turns left: :attr:`~snlmarkov.Policy.stages` holds one policy per
         turns left (``stages[t - 1]``: ``t`` turns left), and the policy
-        itself is the first turn's (``turns`` left). ``objective="win"``
-        returns one policy per seat.
+        itself is the first turn's (``turns`` left).
 
     Raises
     ------
     PolicyError
-        For rules without a choice, an unknown objective, or a horizon out of range.
+        For rules without a choice, an objective that is not one token's, or a horizon out of range.
     UnwinnableBoardError
         If from square 0 no choice brings the token home surely.
 
@@ -104,10 +82,10 @@ def solo_policy(
         raise PolicyError(
             'optimal_policy needs a rule set with a choice: choose_die or choose_move (docs/rules.md, "Choices")'
         )
-    if not isinstance(objective, str) or objective not in OBJECTIVES:
-        raise PolicyError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}; got {show_value(objective)}")
-    if objective == "win" or players != 1:
-        raise PolicyError("a race's policies come from snlmarkov.optimal_policy (races.policy), not this solver")
+    if objective not in ("turns", "within"):
+        raise PolicyError(
+            f"one token's objective is 'turns' or 'within'; got {show_value(objective)} (a race: optimal_policy)"
+        )
     dp = _process(board, rules)
     if objective == "turns":
         if turns is not None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..args import board_arg, rules_arg
 from ..board import Board
+from ..chain.choice import policy_hit_probabilities, policy_model, resolve
 from ..chain.model import TransitionModel, check_model_memory, turn_landings, turn_model
 from ..chain.solve import AbsorbingSystem
 from ..chain.threads import single_blas_thread
@@ -262,8 +263,6 @@ class Analysis:
     def hit_probability(self) -> np.ndarray:
         """Probability that a roll ever lands on each square ``0..N`` in one game."""
         if self.policy:
-            from ..chain.choice import policy_hit_probabilities
-
             return policy_hit_probabilities(self.board, self.rules, self.policy)
         return hit_probabilities(self.board, self.rules)
 
@@ -316,11 +315,14 @@ class Analysis:
         ('ladder', 28, 84)
         """
         out = []
+        ranks = resolve(self.policy, self.board, self.rules).ranks if self.policy else None
         for start, end in self.board.jumps.items():
             jumps = dict(self.board.jumps)
             del jumps[start]
             other = Board(self.board.size, jumps, chain=self.board.chain)
-            without = expected_turns(other, self.rules, policy=self._policy_on(other))
+            # under a policy: the same choices on the board without the jump
+            policy = None if ranks is None else Policy.from_table(other, self.rules, ranks, name=self.policy.name)
+            without = expected_turns(other, self.rules, policy=policy)
             out.append(
                 JumpEffect(
                     start=start,
@@ -332,16 +334,6 @@ class Analysis:
                 )
             )
         return tuple(out)
-
-    def _policy_on(self, other: Board) -> Any:
-        """The policy's choices on another board of the same size (for jump effects), or None."""
-        if not self.policy:
-            return None
-        from ..chain.choice import resolve
-        from ..policy import Policy
-
-        ranks = resolve(self.policy, self.board, self.rules).ranks
-        return Policy.from_table(other, self.rules, ranks, name=self.policy.name, objective=self.policy.objective)
 
     def summary(self) -> dict:
         """Headline figures as plain data (for JSON and reports)."""
@@ -450,8 +442,6 @@ def analyze(
     board, rules = board_arg(board), rules_arg(rules)
     rules.check_board(board)
     if policy is not None:
-        from ..chain.choice import policy_model
-
         model = policy_model(board, rules, policy)
     else:
         rules.no_choice("analyze()")

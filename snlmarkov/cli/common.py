@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..builtin_boards import BUILTIN_BOARDS
 from ..errors import AddressError, BoardError, InputFileError, RuleError, SnlError
-from ..limits import MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
+from ..limits import MAX_CHOICES, MAX_PLAYERS, clean_text, max_workers, parse_ascii_int, show_value
 from ..vocab import NAMED_DICE, PRESETS
 
 if TYPE_CHECKING:  # the numerical and configuration classes are imported where they are used: --help needs none
@@ -160,6 +160,29 @@ def die_arg(text: str) -> Die:
         return Die.parse(text)
     except RuleError as exc:
         raise argparse.ArgumentTypeError(clean_text(str(exc))) from None
+
+
+def dice_arg(text: str) -> tuple[Die, ...]:
+    """One ``--choose-die`` argument: dice separated by commas (``4,6``), or one die with a colon (``faces:0,4,4``).
+
+    A text form with a colon (``faces:``, ``weights:``, ``spinner:``,
+    ``cowries:``) holds commas of its own, so it is one die: give several
+    such dice as separate arguments (``--choose-die d4 faces:0,0,4,4,4,4``).
+
+    Examples
+    --------
+    >>> [d.spec for d in dice_arg("4,d6")], [d.spec for d in dice_arg("faces:1,5")]
+    (['d4', 'd6'], ['weights:1=1,5=1'])
+    """
+    if "," in text.partition(":")[0] and ":" in text:
+        raise argparse.ArgumentTypeError(
+            f"{clean_text(text[:40])!r}: a die written with a colon is an argument of its own "
+            "(--choose-die d4 faces:0,0,4,4,4,4)"
+        )
+    parts = [text] if ":" in text else text.split(",", MAX_CHOICES)
+    if len(parts) > MAX_CHOICES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_CHOICES} dice to choose from (snlmarkov.limits.MAX_CHOICES)")
+    return tuple(die_arg(part) for part in parts)
 
 
 def show(text: Any) -> str:
@@ -307,9 +330,11 @@ def parse_setting(text: str) -> tuple[str, Any]:
         raise RuleError(f"--set takes FIELD=VALUE with FIELD one of {', '.join(fields)}; got {clean_text(repr(text))}")
     if name == "die":
         return name, Die.parse(raw)
-    if name == "choose_die":  # dice separated by commas or spaces (a faces: form keeps its commas: use spaces)
-        parts = raw.split() if " " in raw else raw.split(",")
-        return name, tuple(Die.parse(part) for part in parts if part)
+    if name == "choose_die":  # dice as --choose-die reads them, several arguments separated by spaces
+        try:
+            return name, tuple(d for part in raw.split() for d in dice_arg(part))
+        except argparse.ArgumentTypeError as exc:
+            raise RuleError(f"choose_die: {exc}") from None
     low = raw.lower()
     default = fields[name]
     if isinstance(default, bool):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputFileError, PolicyError
-from ..limits import MAX_CHOICES, clean_text
+from ..limits import clean_text
 from .common import (
     DIE_HELP,
     PLAYERS_HELP,
@@ -34,7 +34,7 @@ from .common import (
     ascii_int_arg,
     board_from_args,
     count_arg,
-    die_arg,
+    dice_arg,
     players_arg,
     rules_from_args,
     show,
@@ -42,7 +42,6 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..board import Board
-    from ..dice import Die
     from ..policy import Policy
     from ..rules import Rules
 
@@ -54,29 +53,6 @@ OBJECTIVE_NAMES = ("turns", "within", "win")
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 #: Squares listed under "the choice matters most".
 _TOP_SQUARES = 5
-
-
-def dice_arg(text: str) -> tuple[Die, ...]:
-    """One ``--choose-die`` argument: dice separated by commas (``4,6``), or one die with a colon (``faces:0,4,4``).
-
-    A text form with a colon (``faces:``, ``weights:``, ``spinner:``,
-    ``cowries:``) holds commas of its own, so it is one die: give several
-    such dice as separate arguments (``--choose-die d4 faces:0,0,4,4,4,4``).
-
-    Examples
-    --------
-    >>> [d.spec for d in dice_arg("4,d6")], [d.spec for d in dice_arg("faces:1,5")]
-    (['d4', 'd6'], ['weights:1=1,5=1'])
-    """
-    if "," in text.partition(":")[0] and ":" in text:
-        raise argparse.ArgumentTypeError(
-            f"{clean_text(text[:40])!r}: a die written with a colon is an argument of its own "
-            "(--choose-die d4 faces:0,0,4,4,4,4)"
-        )
-    parts = [text] if ":" in text else text.split(",", MAX_CHOICES)
-    if len(parts) > MAX_CHOICES:
-        raise argparse.ArgumentTypeError(f"at most {MAX_CHOICES} dice to choose from (snlmarkov.limits.MAX_CHOICES)")
-    return tuple(die_arg(part) for part in parts)
 
 
 def register(subparsers: Any) -> None:

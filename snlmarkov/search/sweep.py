@@ -268,7 +268,7 @@ def _evaluate_chunk(
     """
     try:
         batched = _batch_rows(tasks, options)
-    except Exception:  # noqa: BLE001  (the one-by-one path below reports the pair that fails)
+    except SnlError:  # a limit of the batch (memory): the one-by-one path below reports the pair that fails
         batched = {}
     out: list[tuple[int, bool, Any]] = []
     for index, packed, rules, seed in tasks:
@@ -332,38 +332,34 @@ def _batch_rows(
         fig = evaluate(
             destinations(boards), rules, horizon=horizon, tail=reach, shares=shares, boards=boards, compact=False
         )
+        quants: dict[Any, np.ndarray] = {
+            q: fig.quantile(q) for q in (0.5, *options["quantiles"])
+        }  # every board at once
+        quants["sd"] = fig.sd
         for k, (index, board) in enumerate(members):
-            row = _batch_row(fig, k, board, options, shares)
+            row = _batch_row(fig, k, board, options, quants)
             if row:
                 out[index] = row
     return out
 
 
 def _batch_row(
-    fig: BatchFigures, k: int, board: Board, options: Mapping[str, Any], shares: np.ndarray
+    fig: BatchFigures, k: int, board: Board, options: Mapping[str, Any], quants: Mapping[Any, np.ndarray]
 ) -> dict[str, Any]:
-    """Board ``k``'s row from the batch's figures (``{}`` when the batch cannot give all of it)."""
-    if not fig.winnable[k]:
-        return {}
-    surv = fig.survival[k]
-    cdf = 1.0 - surv
+    """Board ``k``'s row from the batch's figures, with its quantiles and ``"sd"`` computed for every board at once.
 
-    def ppf(q: float) -> Any:
-        hit = np.flatnonzero(cdf >= q - 1e-15)
-        return int(hit[0]) if hit.size else None
-
-    median = ppf(0.5)
-    quants = {_quantile_name(q): ppf(q) for q in options["quantiles"]}
-    if median is None or any(v is None for v in quants.values()):
+    ``{}`` when the batch cannot give all of it (a board that cannot be won, a quantile beyond the horizon).
+    """
+    if not fig.winnable[k] or not all(np.isfinite(quants[q][k]) for q in (0.5, *options["quantiles"])):
         return {}
     row: dict[str, Any] = {
         "expected_turns": float(fig.mean[k]),
-        "sd_turns": float(np.sqrt(max(float(fig.var[k]), 0.0))),
-        "median_turns": median,
+        "sd_turns": float(quants["sd"][k]),
+        "median_turns": int(quants[0.5][k]),
     }
-    row.update(quants)
+    row.update({_quantile_name(q): int(quants[q][k]) for q in options["quantiles"]})
     for t in options["longer_than"]:
-        row[f"p_longer_{t}"] = float(max(surv[int(t)], 0.0))
+        row[f"p_longer_{t}"] = float(max(fig.survival[k, int(t)], 0.0))
     n_feet = len(board.ladders)
     for name in options["metrics"]:
         if name == "ladder_share_min":
