@@ -1,21 +1,36 @@
 """``simulate`` on a pool of two workers against serial (targets: never slower; >= 1.7x at 10^7 games).
 
 For ``--games`` (default 10^7) games of the app rules on the jungle board,
-one player, ``keep="summary"`` and ``keep="games"``: the wall time serially
-(one process, the same 16 streams) and on a ``ProcessPoolExecutor(2)``
-started and warmed up before the clock starts. Below
+one player, ``keep="summary"`` and ``keep="games"``: serially (one process,
+the same 16 streams, so the same result to the bit: checked) and on a
+``ProcessPoolExecutor(2)`` whose workers are started and warmed up (imports,
+the simulator's tables) before the clock starts. Below
 ``snlmarkov.sim.parallel.POOL_MIN_WORK`` games the pool is not used (the
 warning says so) and the ratio is 1 by construction: the row for 10^6 games
-checks that. Wall time is what a pool saves, so the figures mean something
-only on a quiet machine: the load is printed with each row.
+checks that.
+
+Each row has the wall-time ratio (what a pool is for, but meaningful only
+on a quiet machine: the load is printed with each row, and a reference row
+times a pure-Python loop split into 16 tasks, the speed-up the machine gives
+work without overhead at that moment) and CPU figures that do not depend on
+the load (``benchmarks/poolstats.py``): ``cpu x`` (all the pool's CPU over
+the serial CPU), the parent's CPU, each worker's, and ``2 cores`` (the
+speed-up two idle cores would give). Serial and pool runs alternate
+``--repeats`` times and the best figure of each is kept. Also printed: the
+unsplit serial run (``streams=0``, one generator) at the largest size, and
+the first run on a fresh pool, forked and spawned (worker start-up, imports
+and tables included).
 
 Usage::
 
-    python benchmarks/bench_parallel.py            # 10^7 games (and 10^6)
-    python benchmarks/bench_parallel.py --quick    # 4 x 10^6 games
+    python benchmarks/bench_parallel.py              # 10^6 and 10^7 games
+    python benchmarks/bench_parallel.py --quick      # 10^6 and 4 x 10^6 games, no fresh-pool row
+    python benchmarks/bench_parallel.py --cpu-only   # a loaded machine: the wall targets shown, not held
 
-Exits 1 when the pool is slower than serial at any size, or under 1.7x at
-the largest size.
+Exits 1 when a target is missed: the CPU figures at every size the pool is
+used for (``cpu x`` <= 1.10, parent <= 5% of the serial CPU; ``2 cores`` >=
+1.7 at the largest size) and, unless ``--cpu-only``, the wall (never under
+0.95x, >= 1.7x at the largest size); or when the pool's result differs.
 """
 
 from __future__ import annotations
@@ -27,50 +42,93 @@ import sys
 import time
 import warnings
 
+import numpy as np
+from poolstats import HEADER, compare, load, reference, timed
+
 TARGET = 1.7
+CPU_OVERHEAD = 1.10
+PARENT_SHARE = 0.05
+_HISTS = ("turns_hist", "rolls_hist", "rounds_hist", "place_counts", "wins", "landings")
+_GAMES = ("turns", "rolls", "rounds", "finish_turn", "finished", "place", "winner", "truncated", "landings")
 
 
-def _load() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+def _same(a, b) -> bool:
+    names = _HISTS if hasattr(a, "turns_hist") else _GAMES
+    return a.games == b.games and all(np.array_equal(getattr(a, n), getattr(b, n)) for n in names)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000_000)
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="10^6 and 4 x 10^6 games, no fresh-pool row")
+    parser.add_argument("--repeats", type=int, default=2, help="serial and pool runs alternated per row")
+    parser.add_argument("--cpu-only", action="store_true", help="hold the CPU targets only (a loaded machine)")
     args = parser.parse_args(argv)
     import snlmarkov as snl
-    from snlmarkov.sim.parallel import POOL_MIN_WORK
+    from snlmarkov.sim import parallel
 
     largest = 4_000_000 if args.quick else args.games
     board, rules = snl.Board.builtin(), snl.Rules()
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, load {load()}")
+    snl.simulate(board, rules, 1000, rng=1)  # this process's imports and tables
+
+    def on(pool, games, keep):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # below POOL_MIN_WORK: played here, says so
+            return snl.simulate(board, rules, games, executor=pool, keep=keep, rng=5)
+
     missed = []
     with cf.ProcessPoolExecutor(2) as pool:
-        snl.simulate(board, rules, 1000, rng=1)
-        list(pool.map(abs, range(4)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            snl.simulate(board, rules, 4000, executor=pool, streams=2, rng=1)  # workers import and warm up
-        print(f"{'games':>12} {'keep':>8} {'serial s':>9} {'pool s':>8} {'ratio':>6}  load")
+        saved, parallel.POOL_MIN_WORK = parallel.POOL_MIN_WORK, 0
+        try:  # small streams on every worker: its imports and tables
+            for keep in ("games", "summary"):
+                snl.simulate(board, rules, 40_000, executor=pool, streams=8, rng=1, keep=keep)
+        finally:
+            parallel.POOL_MIN_WORK = saved
+        ref = reference(pool)
+        print(
+            f"reference, a pure-Python loop in 16 tasks: {ref.wall_x:.2f}x wall, cpu x {ref.cpu_x:.2f} (load {load()})"
+        )
+        print(f"{'games':>11} {'keep':>8} {HEADER} | load")
         for games in (1_000_000, largest):
             for keep in ("summary", "games"):
-                w0 = time.perf_counter()
-                a = snl.simulate(board, rules, games, streams=16, keep=keep, rng=5)
-                serial = time.perf_counter() - w0
-                w1 = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    b = snl.simulate(board, rules, games, executor=pool, keep=keep, rng=5)
-                pooled = time.perf_counter() - w1
-                ratio = serial / pooled
-                same = a.games == b.games and float(a.mean_turns()) == float(b.mean_turns())
-                print(f"{games:>12,} {keep:>8} {serial:>9.2f} {pooled:>8.2f} {ratio:>5.2f}x  {_load()}")
-                if not same:
+                c = compare(
+                    lambda: snl.simulate(board, rules, games, streams=16, keep=keep, rng=5),
+                    lambda: on(pool, games, keep),
+                    pool,
+                    args.repeats,
+                )
+                print(f"{games:>11,} {keep:>8} {c.cells()} | {load()}")
+                if not _same(c.serial_result, c.pool_result):
                     missed.append(f"{games:,} {keep}: the pool's result differs")
-                if games >= POOL_MIN_WORK and ratio < 0.95:  # below it both runs are serial: noise only
-                    missed.append(f"{games:,} {keep}: the pool is slower ({ratio:.2f}x)")
-                if games == largest and ratio < TARGET:
-                    missed.append(f"{games:,} {keep}: {ratio:.2f}x < {TARGET}x")
+                del c.serial_result, c.pool_result
+                if games < parallel.POOL_MIN_WORK:  # both runs were serial: the ratios are noise
+                    continue
+                if c.cpu_x > CPU_OVERHEAD:
+                    missed.append(f"{games:,} {keep}: the pool's CPU is {c.cpu_x:.2f}x serial > {CPU_OVERHEAD}")
+                if c.parent > PARENT_SHARE:
+                    missed.append(f"{games:,} {keep}: the parent's CPU is {c.parent:.2f} of serial > {PARENT_SHARE}")
+                if games == largest and c.two_cores < TARGET:
+                    missed.append(f"{games:,} {keep}: two idle cores would give {c.two_cores:.2f}x < {TARGET}x")
+                if not args.cpu_only and c.wall_x < 0.95:
+                    missed.append(f"{games:,} {keep}: the pool is slower ({c.wall_x:.2f}x wall)")
+                if not args.cpu_only and games == largest and c.wall_x < TARGET:
+                    missed.append(f"{games:,} {keep}: {c.wall_x:.2f}x wall < {TARGET}x")
+    run = timed(lambda: snl.simulate(board, rules, largest, keep="summary", rng=5))
+    print(f"unsplit serial (streams=0), {largest:,} summary: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU")
+    if not args.quick:
+        import multiprocessing
+
+        for method in ("fork", "spawn"):  # a user's first call: workers start, import, build their tables
+            if method not in multiprocessing.get_all_start_methods():
+                continue
+            with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(method)) as fresh:
+                run = timed(lambda: on(fresh, largest, "summary"), fresh)
+            workers = "+".join(f"{w:.2f}" for w in run.workers)
+            print(
+                f"fresh {method} pool, first run, {largest:,} summary: {run.wall:.2f} s wall, parent {run.cpu:.2f} "
+                f"s CPU, workers {workers} s CPU (start-up, imports and tables included; load {load()})"
+            )
     if missed:
         print("targets missed: " + "; ".join(missed))
         return 1

@@ -131,10 +131,12 @@ def limit(name: str) -> int:
         "record_bytes": ("SNLMARKOV_MAX_RECORD_BYTES", MAX_RECORD_BYTES),
         "board_size": ("SNLMARKOV_MAX_BOARD_SIZE", MAX_BOARD_SIZE),
         "memory": ("SNLMARKOV_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT),
-        "workers": ("SNLMARKOV_MAX_WORKERS", max(8, 4 * (os.cpu_count() or 1))),
+        "workers": ("SNLMARKOV_MAX_WORKERS", 0),
         "sweep_pairs": ("SNLMARKOV_MAX_SWEEP_PAIRS", MAX_SWEEP_PAIRS),
     }
     env, default = table[name]
+    if name == "workers":  # counted only when asked: os.cpu_count() reads /sys on every call
+        default = max(8, 4 * (os.cpu_count() or 1))
     return _env_int(env, default)
 
 

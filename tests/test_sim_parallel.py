@@ -1,6 +1,9 @@
 """simulate(executor=..., streams=...): independent streams, merged exactly, the same for any workers."""
 
 import concurrent.futures as cf
+import mmap
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +122,97 @@ def test_summaries_of_streams_merge_exactly_whatever_runs_them(players):
         assert s.games == serial.games == 2000
         for name in ("turns_hist", "rolls_hist", "rounds_hist", "place_counts", "wins", "landings"):
             np.testing.assert_array_equal(getattr(s, name), getattr(serial, name), err_msg=name)
+
+
+class _Elsewhere(cf.Executor):
+    """Runs each stream on a thread, but as a worker on another machine would: the parent's file is out of reach."""
+
+    def __init__(self):
+        self._threads = cf.ThreadPoolExecutor(2)
+
+    def submit(self, fn, /, *args, **kwargs):
+        if len(args) > 9 and args[9] is not None:
+            path, token, layout = args[9]
+            args = (*args[:9], (path + "-on-another-machine", token, layout), *args[10:])
+        return self._threads.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait=True, **kwargs):
+        self._threads.shutdown(wait)
+
+
+def _our_files():
+    from snlmarkov.sim import parallel
+
+    return (
+        list(Path(parallel.SHARED_DIR).glob(f"snlmarkov-sim-{os.getpid()}-*"))
+        if Path(parallel.SHARED_DIR).is_dir()
+        else []
+    )
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_kept_games_from_workers_are_the_serial_games_however_they_travel(monkeypatch, players):
+    from snlmarkov.sim import parallel
+
+    board, rules = snl.Board.builtin(), snl.Rules()
+    kw = dict(players=players, mode="last_one_standing", rng=31)
+    serial = snl.simulate(board, rules, 3001, streams=16, **kw)
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        shared = snl.simulate(board, rules, 3001, executor=pool, **kw)  # written into the file by the workers
+    _same(serial, shared)
+    assert not shared.turns.flags.writeable
+    if Path(parallel.SHARED_DIR).is_dir():  # the arrays are the pages the workers wrote, not copies
+        base = shared.place
+        while isinstance(base, np.ndarray):
+            base = base.base
+        assert isinstance(base.obj if isinstance(base, memoryview) else base, mmap.mmap)
+    with _Elsewhere() as far:
+        _same(serial, snl.simulate(board, rules, 3001, executor=far, **kw))  # sent back, written in here
+    monkeypatch.setattr(parallel, "SHARED_DIR", "/no/such/dir")
+    with cf.ThreadPoolExecutor(2) as threads:
+        _same(serial, snl.simulate(board, rules, 3001, executor=threads, **kw))  # no file at all
+    assert not _our_files()
+
+
+def test_a_full_file_system_and_a_failing_stream_leave_the_same_result_and_no_file(monkeypatch):
+    import errno
+
+    from snlmarkov.sim import parallel
+
+    board, rules = snl.Board.builtin(), snl.Rules()
+    serial = snl.simulate(board, rules, 3001, streams=16, rng=4)
+    real = parallel._pwrite_all
+
+    def full(fd, data, offset):
+        if offset > 0:  # the token goes in; no rows fit
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data, offset)
+
+    monkeypatch.setattr(parallel, "_pwrite_all", full)
+    with cf.ThreadPoolExecutor(2) as threads:
+        _same(serial, snl.simulate(board, rules, 3001, executor=threads, rng=4))
+    monkeypatch.setattr(parallel, "_pwrite_all", real)
+    assert not _our_files()
+
+    def broken(*args):
+        raise RuntimeError("a worker fell over")
+
+    monkeypatch.setattr(parallel, "_stream", broken)
+    with cf.ThreadPoolExecutor(2) as threads, pytest.raises(RuntimeError, match="fell over"):
+        snl.simulate(board, rules, 3001, executor=threads, rng=4)
+    assert not _our_files()
+
+
+def test_a_stream_of_the_wrong_dtype_is_an_error_not_a_cast():
+    from snlmarkov.sim.parallel import _Layout
+
+    layout = _Layout(games=4, players=1)
+    rows = {
+        name: np.zeros((2, 1) if name in ("finish_turn", "finished", "place") else 2, dtype=np.int32)
+        for name in ("turns", "rolls", "rounds", "finish_turn", "place", "winner")
+    }
+    rows.update(finished=np.zeros((2, 1), dtype=bool), truncated=np.zeros(2, dtype=bool))
+    assert len(layout.spans(2, rows)) == 8
+    rows["turns"] = rows["turns"].astype(np.int64)
+    with pytest.raises(snl.GameError, match="turns came back as int64"):
+        layout.spans(2, rows)

@@ -198,7 +198,12 @@ def _several(values: Any, what: str) -> list[Any]:
     return out
 
 
-def _row(board: Board, rules: Rules, options: Mapping[str, Any], seed: np.random.SeedSequence) -> dict[str, Any]:
+def _needs_race(options: Mapping[str, Any]) -> bool:
+    """Whether a row solves a race (and so may draw from its pair's seed)."""
+    return options["players"] > 1 or bool({"expected_rounds", "race_method"} & set(options["metrics"]))
+
+
+def _row(board: Board, rules: Rules, options: Mapping[str, Any], seed: np.random.SeedSequence | None) -> dict[str, Any]:
     """Every figure of one (board, rules) pair (runs on the workers)."""
     a = analyze(board, rules)
     d = a.length
@@ -213,10 +218,9 @@ def _row(board: Board, rules: Rules, options: Mapping[str, Any], seed: np.random
         row[f"p_longer_{t}"] = float(d.sf(t))
     players = options["players"]
     metrics = options["metrics"]
-    needs_race = players > 1 or "expected_rounds" in metrics or "race_method" in metrics
     res = (
         race(board, rules, players=players, mode=options["mode"], rng=np.random.default_rng(seed))
-        if needs_race
+        if _needs_race(options)
         else None
     )
     if players > 1 and res is not None:
@@ -246,11 +250,10 @@ def pack_board(board: Board) -> dict[str, Any]:
     >>> unpack_board(pack_board(b)) == b, unpack_board(pack_board(b)).name
     (True, 'tiny')
     """
-    return {
-        f.name: dict(v) if isinstance(v, Mapping) else v
-        for f in dataclasses.fields(board)
-        for v in [getattr(board, f.name)]
-    }
+    return {name: dict(v) if isinstance(v, Mapping) else v for name in _BOARD_FIELDS for v in [getattr(board, name)]}
+
+
+_BOARD_FIELDS = tuple(f.name for f in dataclasses.fields(Board))
 
 
 def unpack_board(data: Mapping[str, Any]) -> Board:
@@ -259,7 +262,7 @@ def unpack_board(data: Mapping[str, Any]) -> Board:
 
 
 def _evaluate_chunk(
-    tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]], options: Mapping[str, Any]
+    tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence | None]], options: Mapping[str, Any]
 ) -> list[tuple[int, bool, Any]]:
     """Rows of one chunk: ``(index, True, row)``, or ``(index, False, "Type: message")`` for the pair that failed.
 
@@ -286,6 +289,10 @@ def _evaluate_chunk(
 #: Boards of at most this many squares are swept by the batched dense evaluator of
 #: :mod:`snlmarkov.search.batch` (the one ``design`` uses) when a row needs only its figures.
 BATCH_MAX_SQUARES = 200
+#: Boards per call of the batched evaluator. It steps the length distribution until the slowest board
+#: of the call is done, so a large batch steps its quick boards far past their need; each board's
+#: figures are the same whatever the batch (benchmarks/README.md has the measured cost).
+BATCH_BOARDS = 16
 #: The metrics the batched evaluator answers too (jump shares are its hit probabilities).
 _BATCH_METRICS = frozenset({"ladder_share_min", "snake_share_max", "longest_ladder", "longest_snake"})
 
@@ -301,12 +308,12 @@ def _batchable_pair(board: Board, rules: Rules, options: Mapping[str, Any]) -> b
 
 
 def _batch_rows(
-    tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]], options: Mapping[str, Any]
+    tasks: Sequence[tuple[int, dict[str, Any], Rules, np.random.SeedSequence | None]], options: Mapping[str, Any]
 ) -> dict[int, dict[str, Any]]:
     """The rows of the pairs that :func:`_batchable_pair` admits, solved board batch by board batch.
 
-    Each (rules, size) group is one call of :func:`~snlmarkov.search.batch.evaluate`
-    (mean, variance, the length distribution as far as the row reads it, jump
+    Each (rules, size) group is solved in batches of :data:`BATCH_BOARDS` boards,
+    one call of :func:`~snlmarkov.search.batch.evaluate` each (mean, variance, the length distribution as far as the row reads it, jump
     shares): the same figures as :func:`_row`'s ``analyze``,
     from dense stacked solves. A pair it cannot finish (a board that cannot
     be won, a quantile beyond its horizon) is left to :func:`_row`.
@@ -321,25 +328,36 @@ def _batch_rows(
     # board's mass left is below 1 - that quantile (then each quantile is found), not to the far tail
     reach = 1.0 - max([float(q) for q in options["quantiles"]] + [0.5])
     out: dict[int, dict[str, Any]] = {}
-    for (rules, _), members in groups.items():
-        boards = [b for _, b in members]
-        want = [m for m in options["metrics"] if m in ("ladder_share_min", "snake_share_max")]
-        shares = np.zeros((len(boards), 0), dtype=np.int64)
-        if want:
-            cols = [(list(b.ladders), list(b.snakes)) for b in boards]
-            width = max(len(f) + len(h) for f, h in cols)
-            shares = np.array([(f + h + [f[0]] * width)[:width] for f, h in cols], dtype=np.int64)
-        fig = evaluate(
-            destinations(boards), rules, horizon=horizon, tail=reach, shares=shares, boards=boards, compact=False
-        )
-        quants: dict[Any, np.ndarray] = {
-            q: fig.quantile(q) for q in (0.5, *options["quantiles"])
-        }  # every board at once
-        quants["sd"] = fig.sd
-        for k, (index, board) in enumerate(members):
-            row = _batch_row(fig, k, board, options, quants)
-            if row:
-                out[index] = row
+    for (rules, _), group in groups.items():
+        for first in range(0, len(group), BATCH_BOARDS):
+            out.update(_batch_group(group[first : first + BATCH_BOARDS], rules, options, horizon, reach))
+    return out
+
+
+def _batch_group(
+    members: Sequence[tuple[int, Board]], rules: Rules, options: Mapping[str, Any], horizon: int, reach: float
+) -> dict[int, dict[str, Any]]:
+    """The rows of one batch of boards of one size under ``rules``: one call of the batched evaluator.
+
+    The evaluator steps the length distribution until the slowest board of
+    the batch is done, so a batch holds at most :data:`BATCH_BOARDS` boards.
+    """
+    boards = [b for _, b in members]
+    shares = np.zeros((len(boards), 0), dtype=np.int64)
+    if {"ladder_share_min", "snake_share_max"} & set(options["metrics"]):
+        cols = [(list(b.ladders), list(b.snakes)) for b in boards]
+        width = max(len(f) + len(h) for f, h in cols)
+        shares = np.array([(f + h + [f[0]] * width)[:width] for f, h in cols], dtype=np.int64)
+    fig = evaluate(
+        destinations(boards), rules, horizon=horizon, tail=reach, shares=shares, boards=boards, compact=False
+    )
+    quants: dict[Any, np.ndarray] = {q: fig.quantile(q) for q in (0.5, *options["quantiles"])}  # every board at once
+    quants["sd"] = fig.sd
+    out: dict[int, dict[str, Any]] = {}
+    for k, (index, board) in enumerate(members):
+        row = _batch_row(fig, k, board, options, quants)
+        if row:
+            out[index] = row
     return out
 
 
@@ -413,8 +431,8 @@ def sweep(
         Where the rows are computed: a ``ProcessPoolExecutor``, a Dask
         ``Client.get_executor()``, ... The table is the same as without one.
     chunksize : int, default 0
-        Pairs per task sent to the executor; 0 picks about four tasks per
-        worker (at most 256 pairs each; serially, chunks of 256).
+        Pairs per task sent to the executor; 0 picks about :data:`TASKS_PER_WORKER` tasks
+        per worker (at most 256 pairs each; serially, chunks of 256).
     rng : None, int, numpy.random.SeedSequence or Generator
         Seeds Monte Carlo races (``bump`` with 4 or more players): each pair
         gets its own stream from ``SeedSequence.spawn``, so the table does not
@@ -469,6 +487,8 @@ def sweep(
         )
     pairs = [(b, r) for b in board_list for r in rules_list]
     seeds = seed_root(rng).spawn(len(pairs))
+    if not _needs_race(options):  # exact rows draw nothing: the seeds are not shipped
+        seeds = [None] * len(pairs)
     packed: dict[int, dict[str, Any]] = {}  # one packed copy per board object, shared by its pairs
     tasks = []
     for i, (b, r) in enumerate(pairs):
@@ -478,6 +498,8 @@ def sweep(
     results = _run(tasks, options, executor, chunksize, progress)
     dicts = [_fields(r) for r in rules_list]
     varying = [k for k in dicts[0] if len({repr(d[k]) for d in dicts}) > 1]
+    # each rule set's columns once (not per pair: naming a preset compares it with every preset)
+    rule_columns = {id(r): {"rules": _rules_label(r), **{k: d[k] for k in varying}} for r, d in zip(rules_list, dicts)}
     first_index: dict[Board, int] = {}  # a board's label counts from its first place in the list
     for k, b in enumerate(board_list):
         first_index.setdefault(b, k)
@@ -488,9 +510,8 @@ def sweep(
             "size": b.size,
             "ladders": len(b.ladders),
             "snakes": len(b.snakes),
-            "rules": _rules_label(r),
         }
-        head.update({k: _fields(r)[k] for k in varying})
+        head.update(rule_columns[id(r)])
         head.update(results[i])
         records.append(head)
     if not as_frame:
@@ -507,7 +528,7 @@ def sweep(
 
 
 def _run(
-    tasks: list[tuple[int, dict[str, Any], Rules, np.random.SeedSequence]],
+    tasks: list[tuple[int, dict[str, Any], Rules, np.random.SeedSequence | None]],
     options: Mapping[str, Any],
     executor: cf.Executor | None,
     chunksize: int,
@@ -563,11 +584,16 @@ def _run(
 SERIAL_CHUNK = 256
 
 
+#: Tasks per worker an executor gets by default: enough that the last ones to finish leave the
+#: other workers idle for a small share of the run, few enough that each holds several batches.
+TASKS_PER_WORKER = 8
+
+
 def _auto_chunk(n_tasks: int, executor: cf.Executor | None) -> int:
     if executor is None:
         return SERIAL_CHUNK
     workers = getattr(executor, "_max_workers", 0) or 4
-    return max(1, min(SERIAL_CHUNK, math.ceil(n_tasks / (4 * workers))))
+    return max(1, min(SERIAL_CHUNK, math.ceil(n_tasks / (TASKS_PER_WORKER * workers))))
 
 
 class _NoBar:

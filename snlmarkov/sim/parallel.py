@@ -3,10 +3,26 @@
 :func:`simulate_streams` splits ``games`` into a fixed number of streams
 (:data:`STREAMS` by default, whatever the number of workers). Stream ``i``
 plays its share of the games with its own generator, seeded by child ``i``
-of ``numpy.random.SeedSequence(rng).spawn(streams)``; :func:`merge_results`
-joins the streams' results in stream order (per-game arrays concatenated,
-landing counts added). The same seed therefore gives the same result run
-serially, on a process pool or on a Dask cluster, with any number of workers.
+of ``numpy.random.SeedSequence(rng).spawn(streams)``; the streams' results
+are joined in stream order (per-game arrays laid end to end, landing counts
+added). The same seed therefore gives the same result run serially, on a
+process pool or on a Dask cluster, with any number of workers.
+
+What travels: a task carries the board as plain data, the rules, its seed
+and its share of the games (a few hundred bytes); the simulator's tables
+are built on each worker once per board and rules (and kept there). A
+summary (``keep="summary"``) comes back as its histograms. Kept games
+(``keep="games"``, about 26 bytes a game for one player) do not come back
+through the executor where it can be helped: the parent makes one file of
+the merged arrays' size on the machine's RAM-backed file system
+(:data:`SHARED_DIR`, Linux), and each worker that can open it writes its
+stream's rows at their place with ``os.pwrite``; the parent then maps the
+file and the result's arrays are views of it (no copy, no merge, no
+pickling). A worker that cannot reach the file (a Dask worker on another
+machine, a file system that is full, a platform without ``/dev/shm`` such
+as Windows or macOS) sends its arrays back by pickle, and the parent writes
+them in; the result is the same either way. The file is removed as soon as
+the streams are in (the mapping lives as long as the arrays).
 
 Like the rest of :mod:`snlmarkov.sim` it imports configuration only.
 """
@@ -15,6 +31,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import itertools
+import mmap
+import os
+import secrets
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -37,6 +57,22 @@ STREAMS = 16
 POOL_MIN_WORK = 2_000_000
 
 _PER_GAME = ("turns", "rolls", "rounds", "finish_turn", "finished", "place", "winner", "truncated")
+#: The kept games' arrays: name, dtype, one column per seat (else one value per game).
+_ARRAYS = (
+    ("turns", np.int32, False),
+    ("rolls", np.int32, False),
+    ("rounds", np.int32, False),
+    ("finish_turn", np.int32, True),
+    ("finished", np.bool_, True),
+    ("place", np.int32, True),
+    ("winner", np.int32, False),
+    ("truncated", np.bool_, False),
+)
+
+#: Where the parent puts the file that a pool's workers write kept games into (a RAM-backed file
+#: system); without it (or without room there) the games travel back by pickle.
+SHARED_DIR = "/dev/shm"
+_PAGE = 4096
 
 
 def seed_root(rng: Any) -> np.random.SeedSequence:
@@ -86,6 +122,159 @@ def _pack(board: Board) -> dict[str, Any]:
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """Where each per-game array of ``games`` games of ``players`` seats lies in one buffer.
+
+    A header of one page (the file's token), then each array on a page of its own, rows in game order.
+    """
+
+    games: int
+    players: int
+
+    def width(self, per_seat: bool) -> int:
+        return self.players if per_seat else 1
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        out, at = [], _PAGE
+        for _, dtype, per_seat in _ARRAYS:
+            out.append(at)
+            at += -(-self.games * self.width(per_seat) * np.dtype(dtype).itemsize // _PAGE) * _PAGE
+        return (*out, at)
+
+    @property
+    def size(self) -> int:
+        return self.offsets[-1]
+
+    def views(self, buffer: Any) -> dict[str, np.ndarray]:
+        """Every array as a view of ``buffer`` (anything with the buffer protocol, :attr:`size` bytes)."""
+        out: dict[str, np.ndarray] = {}
+        for (name, dtype, per_seat), at in zip(_ARRAYS, self.offsets):
+            shape = (self.games, self.players) if per_seat else (self.games,)
+            out[name] = np.frombuffer(buffer, dtype=dtype, count=int(np.prod(shape)), offset=at).reshape(shape)
+        return out
+
+    def spans(self, first: int, arrays: Mapping[str, np.ndarray]) -> list[tuple[int, memoryview]]:
+        """``(byte offset, bytes)`` of each array of the games from ``first`` on, in the layout's dtypes."""
+        out = []
+        for (name, dtype, per_seat), at in zip(_ARRAYS, self.offsets):
+            rows = np.ascontiguousarray(arrays[name])
+            if rows.dtype != dtype:  # the simulator's contract (SimulationResult): say so, never cast
+                raise GameError(f"{name} came back as {rows.dtype}, expected {np.dtype(dtype)}")
+            row_bytes = self.width(per_seat) * rows.itemsize
+            out.append((at + first * row_bytes, rows.reshape(-1).view(np.uint8).data))
+        return out
+
+
+def _pwrite_all(fd: int, data: memoryview, offset: int) -> None:
+    while data.nbytes:
+        done = os.pwrite(fd, data, offset)
+        data, offset = data[done:], offset + done
+
+
+def _write_shared(ticket: tuple[str, bytes, _Layout], first: int, arrays: Mapping[str, np.ndarray]) -> bool:
+    """Write a stream's games into the parent's file; False when this process cannot reach it."""
+    path, token, layout = ticket
+    spans = layout.spans(first, arrays)  # a wrong dtype is an error, not a reason to fall back
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:  # another machine's file, or not ours to open: the arrays travel back
+        return False
+    try:
+        if os.pread(fd, len(token), 0) != token:
+            return False
+        for offset, data in spans:
+            _pwrite_all(fd, data, offset)
+        return True
+    except OSError:  # no room left on the file system: the arrays travel back, the parent writes them
+        return False
+    finally:
+        os.close(fd)
+
+
+class _Games:
+    """The merged per-game arrays of a split run, filled stream by stream.
+
+    ``shared``: back them by a file in :data:`SHARED_DIR` that workers on
+    this machine write into (:attr:`ticket`); otherwise (or when the file
+    cannot be made) by private memory, written here by :meth:`put`.
+    """
+
+    def __init__(self, layout: _Layout, shared: bool) -> None:
+        self.layout = layout
+        self.token = secrets.token_bytes(16)
+        self.fd: int | None = None
+        self.path = ""
+        self.buffer: np.ndarray | None = None
+        self.late: list[tuple[int, Mapping[str, np.ndarray]]] = []  # streams the file had no room for
+        if shared:
+            self._open()
+        if self.fd is None:
+            self.buffer = np.empty(layout.size, dtype=np.uint8)
+
+    def _open(self) -> None:
+        if not (hasattr(os, "pwrite") and os.path.isdir(SHARED_DIR)):
+            return
+        try:
+            room = os.statvfs(SHARED_DIR)
+            if room.f_bavail * room.f_frsize < self.layout.size + (64 << 20):
+                return
+            path = os.path.join(SHARED_DIR, f"snlmarkov-sim-{os.getpid()}-{secrets.token_hex(8)}")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError:
+            return
+        try:
+            os.ftruncate(fd, self.layout.size)
+            _pwrite_all(fd, memoryview(self.token), 0)
+        except OSError:
+            os.close(fd)
+            os.unlink(path)
+            return
+        self.fd, self.path = fd, path
+
+    @property
+    def ticket(self) -> tuple[str, bytes, _Layout] | None:
+        """What a worker needs to write its rows (None: it sends them back)."""
+        return None if self.fd is None else (self.path, self.token, self.layout)
+
+    def put(self, first: int, arrays: Mapping[str, np.ndarray]) -> None:
+        """Write the rows of the games from ``first`` on (a stream whose worker did not)."""
+        if self.buffer is not None:
+            for offset, data in self.layout.spans(first, arrays):
+                self.buffer[offset : offset + data.nbytes] = data
+            return
+        try:
+            for offset, data in self.layout.spans(first, arrays):
+                _pwrite_all(self.fd, data, offset)  # type: ignore[arg-type]
+        except OSError:  # the file system filled up: these rows go into private memory at the end
+            self.late.append((first, {name: arrays[name] for name in _PER_GAME}))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The merged arrays (call once, when every stream is in); the file, if any, is removed."""
+        if self.fd is not None:
+            try:
+                if self.late:  # no room for some streams: copy the file into private memory, add them
+                    self.buffer = np.empty(self.layout.size, dtype=np.uint8)
+                    view, at = self.buffer.data, 0
+                    while at < view.nbytes:
+                        at += os.preadv(self.fd, [view[at:]], at) or view.nbytes  # (holes read as zeros)
+                else:  # the result's arrays are views of the file's pages
+                    return self.layout.views(mmap.mmap(self.fd, self.layout.size, access=mmap.ACCESS_READ))
+            finally:
+                self.close()
+        for first, rows in self.late:
+            self.put(first, rows)
+        return self.layout.views(self.buffer)
+
+    def close(self) -> None:
+        """Remove the file (an open mapping stays valid)."""
+        if self.fd is not None:
+            os.close(self.fd)
+            os.unlink(self.path)
+            self.fd = None
+
+
 def _stream(
     play: Any,
     packed: dict[str, Any],
@@ -96,12 +285,23 @@ def _stream(
     seed: np.random.SeedSequence,
     max_turns: int,
     start: Any,
+    ticket: tuple[str, bytes, _Layout] | None = None,
+    first: int = 0,
 ) -> dict[str, Any]:
-    """Play one stream with ``play`` (:func:`snlmarkov.sim.core.play`; runs on a worker), as plain data."""
+    """Play one stream with ``play`` (:func:`snlmarkov.sim.core.play`; runs on a worker), as plain data.
+
+    With a ``ticket`` the per-game arrays are written into the parent's file
+    at game ``first`` (:func:`_write_shared`) and left out of the answer
+    when that worked.
+    """
     board = Board(**packed)
     res = play(board, rules, games, players, mode, np.random.default_rng(seed), max_turns, None, start=start)
     # every field but the board and rules (rebuilt by the caller: a board's jumps do not pickle)
-    return {f.name: getattr(res, f.name) for f in dataclasses.fields(res) if f.name not in ("board", "rules")}
+    out = {f.name: getattr(res, f.name) for f in dataclasses.fields(res) if f.name not in ("board", "rules")}
+    if ticket is not None and _write_shared(ticket, first, out):
+        for name in _PER_GAME:
+            del out[name]
+    return out
 
 
 def merge_results(parts: Sequence[Any]) -> Any:
@@ -177,9 +377,7 @@ def simulate_streams(
         raise GameError(f"executor must be a concurrent.futures.Executor; got {type(executor).__name__}")
     sizes = split_games(games, int(streams))
     seeds = seed_root(rng).spawn(len(sizes))  # the first of spawn(streams): only the streams that get games
-    packed = _pack(board)
-    args = [(play, packed, rules, n, players, mode, seed, max_turns, start) for n, seed in zip(sizes, seeds)]
-    outs: list[dict[str, Any]] = [{} for _ in sizes]
+    firsts = [0, *itertools.accumulate(sizes)][:-1]  # each stream's first game in the merged arrays
     if executor is not None and games * players < POOL_MIN_WORK:
         warnings.warn(
             f"{games:,} games of {players} player(s) are too little work for a pool "
@@ -189,23 +387,53 @@ def simulate_streams(
             stacklevel=3,
         )
         executor = None
-    if executor is None:
-        for i, a in enumerate(args):
-            outs[i] = _stream(*a)
-            if bar is not None:
-                bar.update(sizes[i])
-    else:
-        futures = {executor.submit(_stream, *a): i for i, a in enumerate(args)}
-        for fut in cf.as_completed(futures):
-            outs[futures[fut]] = fut.result()
-            if bar is not None:
-                bar.update(sizes[futures[fut]])
-    parts = [result_type(board=board, rules=rules, **o) for o in outs]
-    if len(parts) == 1:
-        return parts[0]
-    if hasattr(parts[0], "merge"):  # summaries: histograms add
-        merged = parts[0]
-        for p in parts[1:]:
-            merged = merged.merge(p)
-        return merged
-    return merge_results(parts)
+    summary = hasattr(result_type, "merge")  # summaries: histograms add
+    kept = None if summary or len(sizes) == 1 else _Games(_Layout(games, players), shared=executor is not None)
+    try:
+        ticket = None if kept is None else kept.ticket
+        packed = _pack(board)
+        args = [
+            (play, packed, rules, n, players, mode, seed, max_turns, start, ticket, first)
+            for n, seed, first in zip(sizes, seeds, firsts)
+        ]
+        outs: list[dict[str, Any]] = [{} for _ in sizes]
+        if executor is None:
+            for i, a in enumerate(args):
+                outs[i] = _stream(*a)
+                _arrived(outs[i], kept, firsts[i], bar, sizes[i])
+        else:
+            futures = {executor.submit(_stream, *a): i for i, a in enumerate(args)}
+            for fut in cf.as_completed(futures):
+                i = futures[fut]
+                outs[i] = fut.result()
+                _arrived(outs[i], kept, firsts[i], bar, sizes[i])
+        if kept is None:
+            parts = [result_type(board=board, rules=rules, **o) for o in outs]
+            merged = parts[0]
+            for p in parts[1:]:
+                merged = merged.merge(p)
+            return merged
+        landings = np.sum([np.asarray(o["landings"], dtype=np.int64) for o in outs], axis=0)
+        return result_type(
+            games=games,
+            players=players,
+            mode=mode,
+            board=board,
+            rules=rules,
+            max_turns=max_turns,
+            landings=landings,
+            **kept.arrays(),
+        )
+    finally:
+        if kept is not None:
+            kept.close()
+
+
+def _arrived(out: dict[str, Any], kept: _Games | None, first: int, bar: Any, n: int) -> None:
+    """A stream is in: its rows into the merged arrays (unless its worker wrote them), the bar moved."""
+    if kept is not None and "turns" in out:
+        kept.put(first, out)
+        for name in _PER_GAME:
+            del out[name]
+    if bar is not None:
+        bar.update(n)
