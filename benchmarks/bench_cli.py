@@ -97,4 +97,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)

@@ -31,7 +31,6 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
-import sys
 import time
 
 import numpy as np
@@ -158,4 +157,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)

@@ -51,7 +51,6 @@ import argparse
 import os
 import platform
 import random
-import sys
 import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -221,4 +220,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)

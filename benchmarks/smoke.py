@@ -16,7 +16,6 @@ Usage::
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -95,4 +94,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)

@@ -55,6 +55,7 @@ from .protocol import (
     parse_message,
 )
 from .rooms import Connection, RoomManager, _board_data, rules_fields
+from .timing import Frame, Recorder
 
 __all__ = ["create_app"]
 
@@ -162,6 +163,8 @@ def create_app(
             yield
         finally:
             await manager.shutdown()
+            if app.state.timing is not None:  # the load benchmark's figures (snlmarkov/web/timing.py)
+                app.state.timing.write()
 
     app = Starlette(
         routes=[
@@ -180,6 +183,7 @@ def create_app(
     app.state.rooms, app.state.limits, app.state.rate, app.state.burst = manager, limits, rate, burst
     app.state.room_throttle = Throttle(limits.room_rate, limits.room_burst)
     app.state.message_throttle = Throttle(limits.message_rate, limits.message_burst)
+    app.state.timing = Recorder.from_environment()  # None unless $SNLMARKOV_WEB_TIMING names a file
     return app
 
 
@@ -279,6 +283,8 @@ async def _play(websocket: WebSocket) -> None:
         await websocket.close(4404)
         return
     conn = Connection()
+    if state.timing is not None:
+        state.timing.watch(conn)
     room.conns.add(conn)
     writer = asyncio.ensure_future(_drain(websocket, conn))
     try:
@@ -343,16 +349,28 @@ async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state:
                 conn.push(_error(ProtocolError(over, "rate_limited")))
             continue
         strikes = 0
-        try:
-            text = message.get("text")
-            if text is None:
-                raise ProtocolError("messages must be JSON text frames", "bad_message")
-            await room.handle(conn, parse_message(text))
-        except ProtocolError as exc:
-            conn.push(_error(exc))
-        except Exception:  # a bug must not take the room or the server down
-            log.exception("room %s: message failed", room.id)
-            conn.push({"type": "error", "code": "internal", "message": "the server could not do that"})
+        if state.timing is None:
+            await _handle_one(room, conn, message)
+        else:  # the load benchmark: this message's time on the server, from its receipt (last_in)
+            await state.timing.measure(_handle_one(room, conn, message), last_in)
+
+
+async def _handle_one(room: Any, conn: Connection, message: Mapping[str, Any]) -> str:
+    """Apply one received message (a refusal or a failure is told to ``conn``); its kind, or "refused"/"failed"."""
+    try:
+        text = message.get("text")
+        if text is None:
+            raise ProtocolError("messages must be JSON text frames", "bad_message")
+        msg = parse_message(text)
+        await room.handle(conn, msg)
+        return msg.type
+    except ProtocolError as exc:
+        conn.push(_error(exc))
+        return "refused"
+    except Exception:  # a bug must not take the room or the server down
+        log.exception("room %s: message failed", room.id)
+        conn.push({"type": "error", "code": "internal", "message": "the server could not do that"})
+        return "failed"
 
 
 async def _drain(websocket: WebSocket, conn: Connection) -> None:
@@ -364,6 +382,8 @@ async def _drain(websocket: WebSocket, conn: Connection) -> None:
                 break
             await websocket.send_text(text)
             conn.last_sent = time.monotonic()
+            if isinstance(text, Frame):  # the load benchmark's timing (snlmarkov/web/timing.py)
+                text.sent()
     except Exception:  # the browser went away
         conn.dropped = True
         return

@@ -10,9 +10,13 @@ get the same future); at most ``queue`` different tables wait, past which
 :meth:`OddsSolver.submit` refuses at once rather than letting the work pile
 up; and the solved tables kept are bounded in bytes (the least recently used
 go first). :meth:`OddsSolver.win_odds` then answers from any state between
-two turns in well under a millisecond, and says how it got its numbers:
+two turns, and says how it got its numbers:
 ``"exact"``, ``"pending"`` (being solved) or ``"none"`` (no figure for
 these rules, or the table is no longer kept; the page hides the bars).
+A query from a state early in the game can take milliseconds (the races'
+horizon is long there): :meth:`OddsSolver.later` asks it in a thread
+of its own (one, apart from the solves), so that a room can wait for its
+turn's write to the database and for its odds at once.
 
 The module's own :func:`prepare`, :func:`win_odds` and :func:`is_prepared`
 use one shared solver (for scripts and tests).
@@ -33,6 +37,7 @@ import sys
 import threading
 import types
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -158,6 +163,7 @@ class OddsSolver:
             )
         self.workers, self.queue, self.cache_bytes = workers, queue, int(cache_bytes)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snl-odds")
+        self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snl-odds-query")
         self._lock = threading.Lock()
         self._solved: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()  # key -> (table, bytes)
         self._inflight: dict[tuple, Future] = {}
@@ -249,9 +255,25 @@ class OddsSolver:
         state = GameState(tuple(positions), to_move=current, places=tuple(finished))
         return LiveOdds(tuple(float(p) for p in solved.win_probability(state)), "exact")
 
+    def later(self, query: Callable[[], LiveOdds]) -> Future:
+        """Run ``query`` (a :meth:`win_odds` call on a state of tuples, which the caller may not change
+        meanwhile: pass copies) in the query thread: a future of its :class:`LiveOdds` (``"none"`` if it fails)."""
+
+        def run() -> LiveOdds:
+            try:
+                return query()
+            except SnlError:  # no figure for this board and rules
+                return LiveOdds((), "none")
+            except Exception:  # no odds is not a reason not to play
+                log.exception("odds query failed")
+                return LiveOdds((), "none")
+
+        return self._queries.submit(run)
+
     def shutdown(self) -> None:
         """Stop the threads (solves already running finish; waiting ones are dropped)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._queries.shutdown(wait=False, cancel_futures=True)
         with self._lock:
             self._inflight.clear()
 

@@ -12,6 +12,13 @@ each turn in one transaction written before the turn is broadcast
 back (:mod:`snlmarkov.web.persist`). A database made before those tables
 existed gets them when it is opened.
 
+Writes asked for at the same moment (by different rooms, from different
+threads) share a transaction: the writer that holds the database takes every
+write queued behind it, each under a savepoint of its own (a write that fails
+is undone alone), and commits them together, one ``fsync`` for all (a group
+commit; at most :data:`MAX_BATCH` writes). Each write's caller returns only
+once that commit is on disk.
+
 A database held by another connection does not lose a game either: a write
 that finds it locked is retried with backoff, the record stays queued in
 memory until it is written (at most :data:`MAX_PENDING` records), and
@@ -73,6 +80,8 @@ ROOM_STATUSES = ("lobby", "playing", "over", "abandoned")
 MAX_PENDING = 10_000
 #: size of the signing key
 KEY_BYTES = 32
+#: most writes committed together in one transaction (a group commit)
+MAX_BATCH = 64
 #: first and longest pause between two tries of a locked write (seconds)
 _BACKOFF = (0.05, 2.0)
 
@@ -202,12 +211,13 @@ def load_key(db: str | Path, *, create: bool = False) -> bytes | None:
 class _Pending:
     """One transaction waiting to be written: ``write(db)`` runs inside it and returns an id."""
 
-    __slots__ = ("write", "id", "done")
+    __slots__ = ("write", "id", "done", "error")
 
     def __init__(self, write: Callable[[sqlite3.Connection], int]) -> None:
         self.write = write
         self.id = 0
         self.done = threading.Event()
+        self.error = ""  # why it could never be written (done, id 0)
 
 
 def _save_room(db: sqlite3.Connection, row: RoomRow, game_id: int) -> None:
@@ -367,8 +377,10 @@ class GameStore:
         deadline = time.monotonic() + self.wait
         delay = _BACKOFF[0]
         while True:
-            self._flush()
+            self._flush(item)
             if item.done.is_set():
+                if item.error:
+                    raise SnlError(f"cannot write to the game store {str(self.path)!r}: {item.error}")
                 return item.id
             if time.monotonic() >= deadline:
                 self._start_retry()
@@ -379,35 +391,51 @@ class GameStore:
             item.done.wait(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(2 * delay, _BACKOFF[1])
 
-    def _flush(self) -> bool:
-        """Write the queued transactions in order until none is left (True) or the database is locked (False)."""
+    def _flush(self, mine: _Pending | None = None) -> bool:
+        """Write the queued transactions in order until none is left (True) or the database is locked (False).
+
+        With ``mine``, stop as soon as that write is done (another thread's
+        commit may have made it): its caller returns, and the writes queued
+        after it are their own callers' to make.
+        """
         with self._lock:
             while True:
                 with self._queue_lock:
-                    if not self._queue:
-                        self._last_error = ""
+                    if not self._queue or (mine is not None and mine.done.is_set()):
+                        self._last_error = "" if not self._queue else self._last_error
                         return True
-                    item = self._queue[0]
+                    batch = [self._queue[i] for i in range(min(len(self._queue), MAX_BATCH))]
                 try:
-                    item.id = self._transaction(item.write)
+                    self._transaction(batch)
                 except sqlite3.Error as exc:
-                    if not _locked(exc):
-                        with self._queue_lock:
-                            self._queue.popleft()
-                        item.done.set()  # id 0: never written
-                        raise SnlError(f"cannot write to the game store {str(self.path)!r}: {exc}") from None
-                    self._last_error = str(exc)
-                    return False
+                    if _locked(exc):
+                        self._last_error = str(exc)
+                        return False
+                    for item in batch:  # the commit itself failed: none of them is written
+                        item.error = str(exc)
                 with self._queue_lock:
-                    self._queue.popleft()
-                item.done.set()
+                    for _ in batch:
+                        self._queue.popleft()
+                for item in batch:
+                    item.done.set()
 
-    def _transaction(self, write: Callable[[sqlite3.Connection], int]) -> int:
-        """Run ``write`` in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``); rolled back if it fails."""
+    def _transaction(self, batch: list[_Pending]) -> None:
+        """Run every write of ``batch`` in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), each under
+        its own savepoint: a write that fails is rolled back alone (its ``error`` says why), a locked
+        database rolls back the whole transaction (raised)."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            out = write(db)
+            for item in batch:
+                db.execute("SAVEPOINT one_write")
+                try:
+                    item.id = item.write(db)
+                except sqlite3.Error as exc:
+                    if _locked(exc):
+                        raise
+                    db.execute("ROLLBACK TO one_write")
+                    item.error, item.id = str(exc), 0
+                db.execute("RELEASE one_write")
             if self._hook and (not self._hook_file or os.path.exists(self._hook_file)):  # the test hook: a kill
                 # during this sleep lands inside the transaction
                 sys.stderr.write("snlmarkov-store: inside a write\n")
@@ -417,8 +445,9 @@ class GameStore:
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            for item in batch:
+                item.id = 0
             raise
-        return out
 
     def _start_retry(self) -> None:
         """Go on writing the queued records in the background, with backoff, until none is left."""
@@ -428,11 +457,8 @@ class GameStore:
         def run() -> None:
             delay = _BACKOFF[0]
             while not self._closed.is_set():
-                try:
-                    if self._flush():
-                        return
-                except SnlError:
-                    continue  # that record could never be written; the rest still can
+                if self._flush():  # a write that can never be made is dropped with its error, the rest go on
+                    return
                 self._closed.wait(delay)
                 delay = min(2 * delay, _BACKOFF[1])
 

@@ -1,0 +1,260 @@
+"""The server's own time per message, for the load benchmark: off unless asked for.
+
+With the environment variable ``SNLMARKOV_WEB_TIMING`` set to a file name
+(``benchmarks/bench_web.py`` does), :func:`~snlmarkov.web.app.create_app`
+makes a :class:`Recorder` and the app times every message a WebSocket
+brings: from the moment the server has received it (``websocket.receive()``
+returned) to the moment the last frame it caused has been sent (the last
+``send_text`` of the frames its handling queued, on every connection they
+went to). The time the handling spent waiting for the database (the write
+made before a turn is broadcast, queueing for the store included) is kept
+apart. At the app's shutdown the figures are written to that file as JSON
+(:meth:`Recorder.write`).
+
+How a frame is tied to its message: :meth:`Recorder.measure` runs the
+handling with the message's :class:`Span` in a context variable;
+:meth:`Recorder.watch` gives a connection an outbox (:class:`TimedOutbox`)
+that wraps every text queued by that task, while a span is open, in a
+:class:`Frame` (a ``str``) that knows its span; the endpoint calls
+:meth:`Frame.sent` once it has sent it. Frames queued by other tasks (timers,
+the odds) belong to no message. A span whose frames are never all sent (a
+connection that went away) is counted as unfinished.
+
+Each series keeps at most :data:`RESERVOIR` samples (a uniform reservoir,
+seeded), so memory is bounded whatever the run's length. Without the
+variable nothing of this module runs: the app holds no recorder, and the
+only cost left is one context-variable read per database write
+(:func:`counts_as_write`).
+
+Examples
+--------
+>>> import asyncio
+>>> rec = Recorder()
+>>> async def handle():
+...     await asyncio.sleep(0)
+...     return "roll"
+>>> asyncio.run(rec.measure(handle(), received=time.monotonic()))
+>>> s = rec.summary()["messages"]["roll"]
+>>> s["count"], s["unfinished"], s["total"]["n"]
+(1, 0, 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import json
+import os
+import random
+import resource
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = []
+
+#: the environment variable naming the file the figures are written to (unset: no timing)
+ENV = "SNLMARKOV_WEB_TIMING"
+#: most samples one series keeps (beyond, a uniform reservoir of that many)
+RESERVOIR = 100_000
+#: the series of every message kind: seconds from receipt to the last frame sent, waiting for the
+#: database, and the rest of it (total less write)
+SERIES = ("total", "write", "rest")
+#: the version of the file's format
+FORMAT = 1
+
+_CURRENT: contextvars.ContextVar[Span | None] = contextvars.ContextVar("snlmarkov_web_span", default=None)
+T = TypeVar("T")
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class Reservoir:
+    """At most ``size`` samples of a series, uniform over all it was given (algorithm R, seeded)."""
+
+    def __init__(self, size: int = RESERVOIR, seed: int = 0) -> None:
+        self.size, self.seen = int(size), 0
+        self.samples: list[float] = []
+        self._rng = random.Random(seed)
+
+    def add(self, x: float) -> None:
+        self.seen += 1
+        if len(self.samples) < self.size:
+            self.samples.append(x)
+            return
+        k = self._rng.randrange(self.seen)
+        if k < self.size:
+            self.samples[k] = x
+
+    def summary(self) -> dict[str, float]:
+        """Count, mean, p50, p90, p99 and max of the samples kept, in milliseconds."""
+        xs = sorted(self.samples)
+        if not xs:
+            return {"n": 0}
+
+        def q(p: float) -> float:  # the nearest-rank percentile
+            return xs[min(len(xs) - 1, max(0, int(-(-p * len(xs) // 100)) - 1))] * 1e3
+
+        return {
+            "n": self.seen,
+            "mean": sum(xs) / len(xs) * 1e3,
+            "p50": q(50),
+            "p90": q(90),
+            "p99": q(99),
+            "max": xs[-1] * 1e3,
+        }
+
+
+class Span:
+    """One message's time on the server: received, handled, and the frames it queued still unsent."""
+
+    __slots__ = ("recorder", "task", "received", "kind", "write", "pending", "handled", "last", "open")
+
+    def __init__(self, recorder: Recorder, received: float) -> None:
+        self.recorder, self.received = recorder, received
+        self.task = asyncio.current_task()
+        self.kind = ""
+        self.write = 0.0  # seconds spent waiting for database writes
+        self.pending = 0  # frames queued and not sent yet
+        self.handled = False
+        self.last = received  # when its last frame so far was sent
+        self.open = True  # frames queued now belong to it
+
+    def mine(self) -> bool:
+        """Whether what happens now is this message's handling (its own task, while it runs)."""
+        return self.open and self.task is asyncio.current_task()
+
+    def sent(self) -> None:
+        self.pending -= 1
+        self.last = time.monotonic()
+        if self.pending == 0 and self.handled:
+            self.recorder._finish(self)
+
+
+class Frame(str):
+    """A text queued while a message was handled: :meth:`sent` tells its span it went out."""
+
+    span: Span
+
+    def sent(self) -> None:
+        self.span.sent()
+
+
+class TimedOutbox(asyncio.Queue):
+    """A connection's outbox whose texts queued by a message's handling are :class:`Frame` objects of its span."""
+
+    def put_nowait(self, item: Any) -> None:
+        span = _CURRENT.get()
+        if item is not None and span is not None and span.mine():
+            frame = Frame(item)
+            frame.span = span
+            span.pending += 1
+            item = frame
+        super().put_nowait(item)
+
+
+class Recorder:
+    """Every message's time on the server, by kind (``roll``, ``hello``, ...; ``refused``: a ProtocolError).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        Where :meth:`write` puts the figures.
+    size : int
+        Samples kept per series (:data:`RESERVOIR`).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, size: int = RESERVOIR) -> None:
+        self.path = None if path is None else Path(path)
+        self.size = int(size)
+        self.kinds: dict[str, dict[str, Reservoir]] = {}
+        self.counts: dict[str, list[int]] = {}  # kind -> [messages, unfinished]
+        self.first = self.last = 0.0  # monotonic times of the first receipt and of the last frame sent
+
+    @classmethod
+    def from_environment(cls) -> Recorder | None:
+        """A recorder writing to ``$SNLMARKOV_WEB_TIMING``, or None when it is unset or empty."""
+        path = os.environ.get(ENV, "")
+        return cls(path) if path else None
+
+    def watch(self, conn: Any) -> None:
+        """Give a new connection (nothing queued yet) an outbox that ties its frames to their messages."""
+        conn.outbox = TimedOutbox()
+
+    async def measure(self, handling: Coroutine[Any, Any, str], received: float) -> None:
+        """Await ``handling`` (which returns the message's kind) as the span of a message received at ``received``."""
+        if not self.first:
+            self.first = received
+        span = Span(self, received)
+        token = _CURRENT.set(span)
+        try:
+            span.kind = await handling
+        finally:
+            _CURRENT.reset(token)
+            span.open, span.handled = False, True
+            span.last = max(span.last, time.monotonic())
+            self.counts.setdefault(span.kind, [0, 0])[0] += 1
+            self.counts[span.kind][1] += 1  # unfinished until its last frame is sent
+            if span.pending == 0:
+                self._finish(span)
+
+    def _finish(self, span: Span) -> None:
+        series = self.kinds.get(span.kind)
+        if series is None:
+            series = self.kinds[span.kind] = {name: Reservoir(self.size, seed=i) for i, name in enumerate(SERIES)}
+        total = span.last - span.received
+        series["total"].add(total)
+        series["write"].add(span.write)
+        series["rest"].add(total - span.write)
+        self.counts[span.kind][1] -= 1
+        self.last = max(self.last, span.last)
+
+    def summary(self) -> dict[str, Any]:
+        """The figures: per kind its count, unfinished spans and each series' percentiles (ms); the process's
+        CPU seconds so far and its peak RSS."""
+        messages = {}
+        for kind, (count, unfinished) in sorted(self.counts.items()):
+            series = self.kinds.get(kind, {})
+            messages[kind] = {
+                "count": count,
+                "unfinished": unfinished,
+                **{name: series[name].summary() if name in series else {"n": 0} for name in SERIES},
+            }
+        return {
+            "format": FORMAT,
+            "pid": os.getpid(),
+            "messages": messages,
+            "window_s": max(0.0, self.last - self.first),
+            "cpu_s": _cpu(),
+            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        }
+
+    def write(self) -> None:
+        """Write :meth:`summary` to :attr:`path` as JSON (through a temporary file: a reader sees all or nothing)."""
+        if self.path is None:
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(self.summary(), indent=1))
+        os.replace(tmp, self.path)
+
+
+def counts_as_write(func: Callable[..., Awaitable[T]]) -> Callable[..., Coroutine[Any, Any, T]]:
+    """Decorate a coroutine function whose time is the database's: a span open in this task adds it to ``write``."""
+
+    @functools.wraps(func)
+    async def wrapper(*args: Any, **kwargs: Any) -> T:
+        span = _CURRENT.get()
+        if span is None or not span.mine():
+            return await func(*args, **kwargs)
+        start = time.monotonic()
+        try:
+            return await func(*args, **kwargs)
+        finally:
+            span.write += time.monotonic() - start
+
+    return wrapper

@@ -1,0 +1,245 @@
+"""The load benchmark's server-side timing (snlmarkov/web/timing.py) and the store's group commit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from snlmarkov.web import timing
+from snlmarkov.web.store import GameStore, RoomRow
+from snlmarkov.web.timing import Frame, Recorder, Reservoir, TimedOutbox
+
+
+class Conn:
+    def __init__(self) -> None:
+        self.outbox: asyncio.Queue = asyncio.Queue()
+
+
+async def drain(conn: Conn, delay: float = 0.0) -> None:
+    """What the endpoint does with an outbox: send each text (here: after ``delay``), tell a frame it went."""
+    while True:
+        text = await conn.outbox.get()
+        if text is None:
+            return
+        await asyncio.sleep(delay)
+        if isinstance(text, Frame):
+            text.sent()
+
+
+def test_reservoir_percentiles_and_bound():
+    r = Reservoir(size=1000, seed=1)
+    xs = np.arange(1, 501) / 1000  # 1 ms .. 500 ms
+    for x in xs:
+        r.add(float(x))
+    s = r.summary()
+    assert s["n"] == 500 and s["p50"] == pytest.approx(250) and s["p99"] == pytest.approx(495)
+    assert s["max"] == pytest.approx(500) and s["mean"] == pytest.approx(250.5)
+    big = Reservoir(size=100, seed=2)
+    for x in range(10_000):
+        big.add(float(x))
+    assert len(big.samples) == 100 and big.seen == 10_000
+    assert 2_000 < np.median(big.samples) < 8_000  # uniform over all it saw, not the first 100
+    assert Reservoir().summary() == {"n": 0}
+
+
+def test_a_span_ends_with_its_last_frame_and_keeps_the_write_apart(tmp_path):
+    rec = Recorder(tmp_path / "t.json")
+
+    @timing.counts_as_write
+    async def write():
+        await asyncio.sleep(0.03)
+
+    async def main():
+        conns = [Conn() for _ in range(3)]
+        for c in conns:
+            rec.watch(c)
+            assert isinstance(c.outbox, TimedOutbox)
+        drains = [asyncio.ensure_future(drain(c, 0.02 * (i + 1))) for i, c in enumerate(conns)]
+
+        async def roll():
+            await write()  # the database, before the broadcast
+            for c in conns:
+                c.outbox.put_nowait("turn")
+            return "roll"
+
+        async def ping():
+            conns[0].outbox.put_nowait("pong")
+            return "ping"
+
+        start = time.monotonic()
+        await rec.measure(roll(), start)
+        await rec.measure(ping(), time.monotonic())
+        # a text queued by another task (a timer) is no message's: it stays a plain str
+        await asyncio.ensure_future(_push(conns[1], "timer"))
+        await write()  # no span open: nothing counted
+        for c in conns:
+            c.outbox.put_nowait(None)
+        await asyncio.gather(*drains)
+        return time.monotonic() - start
+
+    elapsed = asyncio.run(main())
+    s = rec.summary()["messages"]
+    roll = s["roll"]
+    assert roll["count"] == 1 and roll["unfinished"] == 0
+    # written for 30 ms, then the slowest of three connections sent it 60 ms later
+    assert 0.085 <= roll["total"]["max"] / 1e3 <= elapsed
+    assert 0.029 <= roll["write"]["max"] / 1e3 < 0.085
+    assert roll["rest"]["max"] == pytest.approx(roll["total"]["max"] - roll["write"]["max"])
+    assert s["ping"]["count"] == 1 and s["ping"]["write"]["max"] == 0
+    rec.write()
+    on_disk = json.loads((tmp_path / "t.json").read_text())
+    assert on_disk["messages"]["roll"]["count"] == 1 and on_disk["format"] == timing.FORMAT
+    assert on_disk["cpu_s"] > 0 and on_disk["maxrss_kb"] > 0
+
+
+async def _push(conn: Conn, text: str) -> None:
+    conn.outbox.put_nowait(text)
+    item = conn.outbox._queue[-1]
+    assert type(item) is str
+
+
+def test_frames_never_sent_leave_the_span_unfinished():
+    rec = Recorder()
+
+    async def main():
+        conn = Conn()
+        rec.watch(conn)
+
+        async def hello():
+            conn.outbox.put_nowait("welcome")
+            return "hello"
+
+        await rec.measure(hello(), time.monotonic())
+
+    asyncio.run(main())
+    s = rec.summary()["messages"]["hello"]
+    assert s["count"] == 1 and s["unfinished"] == 1 and s["total"] == {"n": 0}
+
+
+def test_off_unless_the_variable_names_a_file(monkeypatch, tmp_path):
+    monkeypatch.delenv(timing.ENV, raising=False)
+    assert Recorder.from_environment() is None
+    monkeypatch.setenv(timing.ENV, "")
+    assert Recorder.from_environment() is None
+    monkeypatch.setenv(timing.ENV, str(tmp_path / "t.json"))
+    assert Recorder.from_environment().path == tmp_path / "t.json"
+
+    from snlmarkov.web.app import create_app
+
+    monkeypatch.delenv(timing.ENV)
+    assert create_app(ai_delay=0.0).state.timing is None
+
+
+def test_the_server_times_its_messages(monkeypatch, tmp_path):
+    """A real server with the variable set: every roll of a game is timed, and the file is written at the stop."""
+    pytest.importorskip("uvicorn")
+    from _webserver import ROOMY, Client, ServerThread, create_room
+
+    from snlmarkov import Board, Odds, Rules
+    from snlmarkov.state import GameState
+    from snlmarkov.web.app import create_app
+
+    out = tmp_path / "timing.json"
+    monkeypatch.setenv(timing.ENV, str(out))
+    store = GameStore(tmp_path / "games.sqlite")
+    board = Board(12, {3: 9, 10: 2})
+    app = create_app(store=store, boards={"tiny": board}, ai_delay=0.0, limits=ROOMY, seed=3)
+    srv = ServerThread(app).start()
+    try:
+        room = create_room(srv.base, kind="online", seats=[{"name": "A", "colour": "#e53935", "ai": False}])
+        host = Client(srv.base, room["room"])
+        host.hello(room["host"])
+        guest = Client(srv.base, room["room"])
+        guest.hello()
+        guest.send(type="join", name="B", colour="#1e88e5")
+        secret = {0: room["host"], 1: guest.until(lambda m: m["type"] == "joined")["secret"]}
+        host.send(type="start", secret=room["host"])
+        state = host.until(lambda m: m["type"] == "room" and m["status"] == "playing")
+        rolls, told = 0, []
+        while state["status"] != "over":
+            seat = state["current"]
+            (host if seat == 0 else guest).send(type="roll", seat=seat, secret=secret[seat])
+            rolls += 1
+            told.append(host.until(lambda m: m["type"] == "turn"))
+            state = {**state, **told[-1]}
+        guest.until(lambda m: m["type"] == "turn" and m["status"] == "over")
+        host.close()
+        guest.close()
+    finally:
+        srv.stop()
+        store.close()
+    # each turn's odds (asked in the odds' query thread while the turn was written) are those after it
+    odds = Odds(board, Rules(), players=2)
+    for turn in told:
+        if turn["status"] == "playing":
+            after = GameState(tuple(turn["positions"]), to_move=turn["current"], places=tuple(turn["finished"]))
+            np.testing.assert_allclose(turn["odds"]["win"], odds.win_probability(after), rtol=0, atol=1e-12)
+    figures = json.loads(out.read_text())["messages"]
+    assert figures["roll"]["count"] == rolls and figures["roll"]["total"]["n"] == rolls
+    assert figures["roll"]["unfinished"] == 0
+    assert figures["roll"]["write"]["p50"] > 0  # each turn waited for its write
+    assert figures["roll"]["total"]["p50"] >= figures["roll"]["write"]["p50"]
+    assert figures["hello"]["count"] == 2 and figures["join"]["count"] == 1 and figures["start"]["count"] == 1
+
+
+# ------------------------------------------------------------ the store's group commit
+
+
+def test_writes_queued_together_share_one_commit(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    commits: list[str] = []
+    store._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    rows = [RoomRow(f"r{i}", "playing", json.dumps({"i": i}), ((0, "[]"),)) for i in range(8)]
+    with store._lock:  # the database is busy: the eight writes queue behind it
+        threads = [threading.Thread(target=store.save_room, args=(row,)) for row in rows]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 10
+        while store.status().pending < len(rows) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert store.status().pending == len(rows)
+    for t in threads:
+        t.join(10)
+    assert len(commits) == 1  # one transaction, one fsync, for all eight
+    assert sorted(r.id for r in store.open_rooms()) == sorted(r.id for r in rows)
+    store.close()
+
+
+def test_a_failing_write_is_undone_alone(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    results: dict[str, object] = {}
+
+    def bad(db: sqlite3.Connection) -> int:
+        db.execute("INSERT INTO rooms (id, status, game_id, updated_at, state) VALUES ('bad', 'lobby', 0, 0, '{}')")
+        db.execute("INSERT INTO games (room) VALUES ('x')")  # NOT NULL columns missing: IntegrityError
+        return 1
+
+    def run(name, call):
+        try:
+            results[name] = call()
+        except Exception as exc:
+            results[name] = exc
+
+    with store._lock:
+        threads = [
+            threading.Thread(target=run, args=("good1", lambda: store.save_room(RoomRow("g1", "lobby", "{}")))),
+            threading.Thread(target=run, args=("bad", lambda: store._submit(bad, "room"))),
+            threading.Thread(target=run, args=("good2", lambda: store.save_room(RoomRow("g2", "lobby", "{}")))),
+        ]
+        for t in threads:
+            t.start()
+            while store.status().pending < threads.index(t) + 1:
+                time.sleep(0.005)
+    for t in threads:
+        t.join(10)
+    assert results["good1"] is None and results["good2"] is None
+    assert "NOT NULL" in str(results["bad"])
+    assert sorted(r.id for r in store.open_rooms()) == ["g1", "g2"]  # the bad write's first row undone too
+    assert store.status().pending == 0
+    store.close()
