@@ -49,6 +49,7 @@ import numpy as np
 from .board import Board
 from .dice import Die
 from .errors import RuleError
+from .limits import check_memory
 from .rules import Rules
 
 __all__ = [
@@ -363,23 +364,61 @@ def _chains(board: Board) -> tuple[np.ndarray, np.ndarray]:
     """``(dest, later)``: where landing on each square ``0..size+1`` leaves the
     token (its jump, or every jump of its chain on a chained board), and
     ``later[d, s]``: the square where jump ``d + 2`` of the chain from ``s``
-    acts (``size + 1`` for none; no rows unless some jump chains)."""
+    acts (``size + 1`` for none; no rows unless some jump chains).
+
+    Linear in the board but for ``later`` itself, whose size (the longest
+    chain's later jumps times the squares) is checked against the memory
+    limit before it is made: a chain of 10^5 jumps is refused at once.
+    """
     size, jumps = board.size, board.jumps
     dest = np.arange(size + 2, dtype=np.int64)
-    paths: dict[int, list[int]] = {}
-    for start, end in jumps.items():
-        path, square = [], end
-        while board.chain and square in jumps:  # take every jump of the chain
+    dest[: size + 1] = board.destination()
+    longest = _longest_chain(jumps) if board.chain else 0
+    check_memory(
+        8.0 * longest * (size + 2),
+        f"playing a board whose chains take up to {longest + 1:,} jumps in one roll ({size:,} squares)",
+        hint="the exact models (analyze) take any chain in linear memory",
+    )
+    later = np.full((longest, size + 2), size + 1, dtype=np.int64)
+    if longest:
+        starts = np.fromiter(jumps.keys(), dtype=np.int64, count=len(jumps))
+        square = np.fromiter(jumps.values(), dtype=np.int64, count=len(jumps))
+        end = np.arange(size + 2, dtype=np.int64)
+        end[starts] = square
+        is_start = np.zeros(size + 2, dtype=bool)
+        is_start[starts] = True
+        for d in range(longest):  # row d: the square the (d + 2)-th jump of each chain starts on
+            on = is_start[square]
+            starts, square = starts[on], square[on]
+            later[d, starts] = square
+            square = end[square]
+    return dest, later
+
+
+def landing_rows(board: Board) -> int:
+    """:attr:`PlayKernel.chain_rows` of a board, without building the kernel: 1 plus the longest chain's later jumps.
+
+    Examples
+    --------
+    >>> landing_rows(Board(10, {2: 4, 4: 6, 6: 8}, chain=True)), landing_rows(Board(10, {2: 4}))
+    (3, 1)
+    """
+    return 1 + (_longest_chain(board.jumps) if board.chain else 0)
+
+
+def _longest_chain(jumps: Any) -> int:
+    """The most jumps after the first that one landing takes (0 if no jump ends on a start), in one pass."""
+    after: dict[int, int] = {}  # start -> jumps of its chain after its own
+    for first in jumps:
+        path, square = [], first
+        while square in jumps and square not in after:
             path.append(square)
             square = jumps[square]
-        dest[start] = square
-        if path:
-            paths[start] = path
-    longest = max((len(p) for p in paths.values()), default=0)
-    later = np.full((longest, size + 2), size + 1, dtype=np.int64)
-    for start, path in paths.items():
-        later[: len(path), start] = path
-    return dest, later
+        count = after[square] if square in after else -1
+        for s in reversed(path):
+            count += 1
+            after[s] = count
+    return max(after.values(), default=0)
 
 
 @functools.lru_cache(maxsize=16)

@@ -19,6 +19,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .board import Board
 from .errors import UnwinnableBoardError
+from .limits import check_memory
 from .rules import Rules
 
 __all__ = ["check_winnable"]
@@ -45,12 +46,15 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     simulations stop at their turn limits).
 
     Cost: a sparse graph of ``size * values`` edges and two breadth-first
-    searches, linear in the board.
+    searches, linear in the board; its memory (about 64 bytes an edge) is
+    checked against the memory limit first.
 
     Raises
     ------
     UnwinnableBoardError
         Naming the lowest stuck square.
+    LimitError
+        If the graph would pass the memory limit (a 10^8-square board).
 
     Examples
     --------
@@ -72,6 +76,10 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     n = board.size
     values = np.array(rules.die.values, dtype=np.int64)
     f = values.size
+    check_memory(  # about 50 bytes an edge while the graph is built and searched (one more per square for bump)
+        64.0 * (n + 1) * (f + 2),
+        f"checking that every square of a {n:,}-square board can reach the finish ({f} die values)",
+    )
     dest = board.destination()
     sq = np.arange(n, dtype=np.int64)
     t = sq[:, None] + values

@@ -741,3 +741,104 @@ def test_report_games_message_speaks_of_games(capsys):
 def test_serve_host_is_checked_before_the_address_is_printed(host, capsys):
     status, out, err = cli(capsys, "serve", "--host", host, "--port", "0")
     assert status == 2 and out == "" and "--host" in err and "Traceback" not in err
+
+
+# ------------------------------------------------ issue 23 (audit): the play side of chains, the simulator's memory
+def _walked_chains(board):
+    """The play kernel's (dest, later) by walking every chain, jump by jump (the former construction)."""
+    size, jumps = board.size, board.jumps
+    dest = np.arange(size + 2, dtype=np.int64)
+    paths = {}
+    for start, end in jumps.items():
+        path, square = [], end
+        while board.chain and square in jumps:
+            path.append(square)
+            square = jumps[square]
+        dest[start] = square
+        if path:
+            paths[start] = path
+    later = np.full((max(map(len, paths.values()), default=0), size + 2), size + 1, dtype=np.int64)
+    for start, path in paths.items():
+        later[: len(path), start] = path
+    return dest, later
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_play_kernel_chains_equal_the_walk_on_merging_chains(seed):
+    from snlmarkov.playkernel import PlayKernel, landing_rows
+
+    gen = np.random.default_rng(seed)
+    size = 60
+    starts = gen.choice(np.arange(1, size), size=25, replace=False).tolist()
+    off = sorted(set(range(1, size + 1)) - set(starts))
+    jumps = {}
+    for i, s in enumerate(starts):  # onto a start drawn later (chains merge, never cycle) or off the chains
+        later = starts[i + 1 :]
+        jumps[s] = int(gen.choice(later)) if later and gen.random() < 0.7 else int(gen.choice(off))
+    for chain in (True, False) if seed == 0 else (True,):
+        try:
+            board = Board(size, jumps, chain=chain)
+        except BoardError:  # without chain=True the chains are refused
+            assert not chain
+            continue
+        kern = PlayKernel(board, Rules())
+        dest, later = _walked_chains(board)
+        np.testing.assert_array_equal(kern.dest, dest)
+        np.testing.assert_array_equal(kern.later, later)
+        assert landing_rows(board) == kern.chain_rows == 1 + later.shape[0]
+
+
+def test_playing_a_long_chain_is_linear_or_refused_at_once():
+    """The play kernel walked every chain from every start: a 100,000-jump chain ran for hours."""
+    from _fuzz import time_limit
+
+    with time_limit(30):
+        long = Board(100_002, {i: i + 1 for i in range(1, 100_001)}, chain=True)
+        out, seconds = timed(Game, long, players=2, rng=1)
+        assert isinstance(out, LimitError) and "chains take up to 100,000 jumps" in str(out), out
+        assert seconds < 10
+        out, seconds = timed(snl.simulate, long, Rules(), 10, rng=1)
+        assert isinstance(out, LimitError) and seconds < 10, out
+        board = Board(3002, {i: i + 1 for i in range(1, 3001)}, chain=True)
+        game, seconds = timed(lambda: Game(board, Rules.preset("plain"), players=1, rng=2).play())
+        assert isinstance(game, GameRecord) and seconds < 20, game
+        assert game.turns()[0].end == 3001  # the first roll lands on 1..6: the whole chain up to 3001
+
+
+def test_simulating_a_chain_whose_table_passes_the_memory_limit_is_a_named_refusal():
+    """Each landing row of the simulator's table costs the kernel's int64 answer and its copy: counted."""
+    board = Board(2002, {i: i + 1 for i in range(1, 2001)}, chain=True)  # tried 3.2 GiB + 3.2 GiB, raw MemoryError
+    out, seconds = timed(snl.simulate, board, Rules(), 100, rng=1)
+    assert isinstance(out, LimitError) and "SNLMARKOV_MEMORY_LIMIT" in str(out) and seconds < 10, out
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: snl.simulate(Board(10**7), Rules(), 10, rng=1),  # 21 s and 2.7 GB before its refusal
+        lambda: snl.crosscheck(Board(10**8), Rules(), 400, rng=1),  # 12.9 GB and still going after 60 s
+        lambda: snl.simulate(Board(10**8), Rules(), 1, rng=1),
+    ],
+    ids=["simulate-1e7", "crosscheck-1e8", "simulate-1e8"],
+)
+def test_simulating_a_huge_board_is_refused_before_any_table_or_graph(call):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out, seconds = timed(call)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(out, LimitError) and "SNLMARKOV_MEMORY_LIMIT" in str(out), out
+    assert seconds < 10 and peak < 400 * 2**20, (seconds, peak)
+
+
+def test_the_reach_check_counts_its_graph_against_the_memory_limit(monkeypatch):
+    from snlmarkov.reach import check_winnable
+
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "64M")
+    out, seconds = timed(check_winnable, Board(400_000), Rules(), True)
+    assert isinstance(out, LimitError) and "can reach the finish" in str(out) and seconds < 5, out
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "8G")
+    assert check_winnable(Board(400_001), Rules(), True) is None

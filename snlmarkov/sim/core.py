@@ -39,7 +39,7 @@ from .choosing import check_policy_finishes, play_choosing
 from .multi import play_multi
 from .solo import play_solo
 from .summary import KEEP, SimulationSummary
-from .tables import StepTable, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
+from .tables import StepTable, check_table_memory, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
 
 __all__ = ["simulate", "SimulationResult", "SimulationSummary"]
 
@@ -312,6 +312,8 @@ def _checked(
         f"simulating {show_value(games, commas=True)} games of {players} player{'s' if players > 1 else ''}",
         hint='simulate(..., keep="summary") keeps only histograms, in constant memory',
     )
+    if not rules.choice:  # the simulator's smallest table, before the reach check's graph
+        check_table_memory(board, rules)
     check_winnable(board, rules, players > 1)
     return board, rules, games, players, max_turns
 

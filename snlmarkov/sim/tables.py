@@ -47,7 +47,7 @@ from ..board import Board
 from ..dice import Die
 from ..errors import LimitError
 from ..limits import check_memory
-from ..playkernel import is_capped, kernel, law
+from ..playkernel import is_capped, kernel, landing_rows, law
 from ..rules import Rules
 
 __all__ = []
@@ -334,12 +334,37 @@ def _positive(rolls: int) -> int:
     return int(rolls)
 
 
+def _table_bytes(n: int, rolls: int, per_roll: int, none: int) -> float:
+    """Memory a table of ``n`` entries takes while it is built: about 160 bytes an entry, and per landing
+    row the kernel's answer and its masked copy (int64) besides the stored row."""
+    return float(n) * (160 + per_roll * (16 + rolls * (2 if none < 2**15 else 4)))
+
+
+def check_table_memory(board: Board, rules: Rules) -> None:
+    """Refuse a simulation whose smallest table (one roll a step) is over the memory limit, before other work.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> check_table_memory(Board(10**7), Rules())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    snlmarkov.errors.LimitError: simulating on a 10,000,000-square board (a table of 180,000,018 (state, code) entries) would need about ...
+    """
+    phases, codes = roll_table_codes(rules, 1)
+    n = phases * (board.size + 1) * codes
+    check_memory(
+        _table_bytes(n, 1, landing_rows(board), board.size + 1),
+        f"simulating on a {board.size:,}-square board (a table of {n:,} (state, code) entries)",
+    )
+
+
 def _build(board: Board, rules: Rules, rolls: int, phases: int, codes: int, *, across: bool) -> StepTable:
     """Ask the play kernel about every (state, code) pair at once, roll by roll."""
     kern = kernel(board, rules)
     size, none, per_roll = board.size, board.size + 1, kern.chain_rows
     n = phases * (size + 1) * codes
-    check_memory(n * (160 + 10 * per_roll), f"building a simulator table of {n:,} (state, code) entries")
+    check_memory(_table_bytes(n, rolls, per_roll, none), f"building a simulator table of {n:,} (state, code) entries")
     full = slots(rules.die)
     # a capped roll's digit deals the die without its top value (roll tables: by rejection)
     redeal = rules.max_sixes is not None and rules.on_cap == "redeal" and not across and _top_phase(rules) > 0
