@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import Board
-from .errors import GameError
-from .limits import show_value
+from .errors import GameError, LimitError
+from .limits import MAX_BOARD_SIZE, MAX_SEATS, limit, show_value
 from .rules import MODES, Rules
 
 __all__ = ["GameState"]
@@ -44,17 +44,17 @@ __all__ = ["GameState"]
 
 def _int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise GameError(f"GameState.{what} must be an integer; got {value!r}")
+        raise GameError(f"GameState.{what} must be an integer; got {show_value(value)}")
     return int(value.__index__())
 
 
 def _ints(value: Any, what: str) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)):
-        raise GameError(f"GameState.{what} must be a sequence of integers; got {value!r}")
+        raise GameError(f"GameState.{what} must be a sequence of integers; got {show_value(value)}")
     try:
         items = tuple(value)
     except TypeError:
-        raise GameError(f"GameState.{what} must be a sequence of integers; got {value!r}") from None
+        raise GameError(f"GameState.{what} must be a sequence of integers; got {show_value(value)}") from None
     return tuple(_int(v, f"{what}[{i}]") for i, v in enumerate(items))
 
 
@@ -105,9 +105,16 @@ class GameState:
         positions = _ints(self.positions, "positions")
         if not positions:
             raise GameError("GameState.positions must hold at least one seat's square")
+        if len(positions) > MAX_SEATS:
+            raise LimitError(f"GameState.positions holds {len(positions):,} seats; a game seats at most {MAX_SEATS}")
+        largest = MAX_BOARD_SIZE if max(positions) <= MAX_BOARD_SIZE else limit("board_size")
         for i, p in enumerate(positions):
             if p < 0:
                 raise GameError(f"GameState.positions[{i}] = {show_value(p)} is not a square (squares are >= 0)")
+            if p > largest:  # on no board: refused here, so that no message or repr writes it out
+                raise GameError(
+                    f"GameState.positions[{i}] = {show_value(p)} is not a square of any board (at most {largest:,})"
+                )
         k = len(positions)
         to_move = _int(self.to_move, "to_move")
         if not 0 <= to_move < k:
@@ -115,7 +122,7 @@ class GameState:
         places = _ints(self.places, "places")
         for i, seat in enumerate(places):
             if not 0 <= seat < k:
-                raise GameError(f"GameState.places[{i}] = {seat} is not a seat 0..{k - 1}")
+                raise GameError(f"GameState.places[{i}] = {show_value(seat)} is not a seat 0..{k - 1}")
         if len(set(places)) != len(places):
             raise GameError(f"GameState.places lists a seat twice: {places}")
         object.__setattr__(self, "positions", positions)

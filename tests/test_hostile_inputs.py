@@ -593,6 +593,9 @@ HUGE = 10**5000
         lambda: Game(players=HUGE),
         lambda: snl.GameState((-HUGE, 0)),
         lambda: snl.GameState((1, 0), to_move=HUGE),
+        lambda: repr(snl.GameState((HUGE, 0))),  # was accepted, and its repr raised a raw ValueError
+        lambda: snl.GameState((1, 0), places=(HUGE,)),
+        lambda: snl.Odds(Board.builtin(), Rules(), players=2).win_probability(snl.GameState((0, HUGE))),
         lambda: snl.Odds(Board.builtin(), Rules(), players=HUGE),
         lambda: snl.race(Board.builtin(), Rules(), players=HUGE),
         lambda: snl.simulate(Board.builtin(), Rules(), HUGE),
@@ -606,6 +609,14 @@ def test_integers_of_thousands_of_digits_give_a_named_error(call):
     out, seconds = timed(call)
     assert isinstance(out, SnlError), repr(out)
     assert "digits" in str(out) and len(str(out)) < 400 and seconds < 5
+
+
+def test_a_game_state_holds_squares_of_some_board_and_at_most_max_seats():
+    assert snl.GameState((10**8, 0)).positions == (10**8, 0)
+    with pytest.raises(GameError, match="not a square of any board"):
+        snl.GameState((10**8 + 1, 0))
+    with pytest.raises(LimitError, match="at most 1000"):
+        snl.GameState((0,) * 1001)
 
 
 def test_show_value_describes_what_it_cannot_write():
@@ -635,6 +646,22 @@ def test_random_board_with_an_overlong_jump_length():
         (lambda: snl.sweep(["jungle"], Rules(), players=9), snl.GameError),
         (lambda: snl.verify_game("record"), snl.GameError),
         (lambda: check_stored(["record"]), snl.GameError),
+        (lambda: snl.sweep([], Rules()), snl.BoardError),  # these were the bare SnlError
+        (lambda: snl.sweep(["jungle"], []), snl.RuleError),
+        (lambda: snl.sweep(["jungle"], Rules(), longer_than=-1), snl.MetricError),
+        (lambda: snl.sweep(["jungle"], Rules(), quantiles=[0.5, 2.0]), snl.MetricError),
+        (lambda: snl.race(Board.builtin(), Rules(), players=2, method="monte_carlo", games=0), snl.GameError),
+        (
+            lambda: __import__("snlmarkov.report.core").report.core.write_report(
+                Board.builtin(), "/tmp/never-written", games=5
+            ),
+            snl.GameError,
+        ),
+        (lambda: __import__("snlmarkov.web.serving").web.serving.bind("999.999.999.999", 0), snl.AddressError),
+        (
+            lambda: __import__("snlmarkov.plots.jumps").plots.jumps.plot_jump_effects(snl.analyze(Board(10))),
+            snl.BoardError,
+        ),
     ],
 )
 def test_refusals_name_their_kind(call, kind):

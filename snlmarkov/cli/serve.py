@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..errors import SnlError
+from ..errors import AddressError, SnlError
 from .common import check_host
 
 __all__ = []
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     check_host(args.host)  # before the address is printed
     if not 0 <= args.port <= 65535:
-        raise SnlError(f"--port must be 0..65535; got {args.port}")
+        raise AddressError(f"--port must be 0..65535; got {args.port}")
     if not 0.05 <= args.countdown <= 600:
         raise SnlError(f"--countdown must be 0.05..600 seconds; got {args.countdown}")
     if not 0 <= args.ai_delay <= 60:
@@ -76,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
 
     for name in args.allowed_host:
         if not name or len(name) > 253 or not all(c.isalnum() or c in ".-" for c in name) or not name.isascii():
-            raise SnlError(f"--allowed-host must be a host name (letters, digits, dots, hyphens); got {name[:80]!r}")
+            raise AddressError(
+                f"--allowed-host must be a host name (letters, digits, dots, hyphens); got {name[:80]!r}"
+            )
     limits = _limits(args.limit)
     sock = bind(args.host, args.port)  # the address is checked and the port taken before anything else
     try:

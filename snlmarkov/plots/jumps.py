@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import SnlError
+from ..errors import BoardError
 from ._common import LADDER_COLOUR, SNAKE_COLOUR, board_label, describe_rules, new_axes
 
 __all__ = ["plot_jump_effects"]
@@ -46,7 +46,7 @@ def plot_jump_effects(effects: Any, ax: Any = None, *, title: str | None = None)
         effects = effects.jump_effects()
     effects = sorted(effects, key=lambda e: (-e.difference, e.start))
     if not effects:
-        raise SnlError("the board has no ladders or snakes to plot")
+        raise BoardError("the board has no ladders or snakes to plot")
     ax = new_axes(ax, (7.0, 0.3 * len(effects) + 1.6))
     ys = range(len(effects))
     for y, e in zip(ys, effects):

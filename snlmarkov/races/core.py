@@ -55,7 +55,7 @@ from ..args import board_arg, mode_arg, players_arg, rng_arg, rules_arg, state_a
 from ..board import Board
 from ..chain.model import turn_model
 from ..errors import GameError, LimitError, PolicyError, SnlError
-from ..limits import check_memory
+from ..limits import check_memory, show_value
 from ..rules import Rules
 from ..state import GameState
 from .bump import joint_race
@@ -223,7 +223,7 @@ def race(
     if method not in METHODS:
         raise SnlError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise SnlError(f"games must be a positive integer, got {games!r}")
+        raise GameError(f"games must be a positive integer, got {show_value(games)}")
     tail = check_tail(tail)
     rules.check_board(board)
     common: dict[str, Any] = {"board": board, "rules": rules, "players": k, "mode": mode}

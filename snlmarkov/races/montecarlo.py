@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis.distribution import LengthDistribution
 from ..board import Board
-from ..errors import SnlError
+from ..errors import GameError
 from ..rules import Rules
 
 __all__ = []
@@ -68,7 +68,7 @@ def monte_carlo_race(
 
     sim = simulate(board, rules, games, players=players, mode=mode, rng=rng, progress=progress, start=start)
     if sim.n_truncated:
-        raise SnlError(f"{sim.n_truncated} of {games} simulated games did not end within {sim.max_turns} turns")
+        raise GameError(f"{sim.n_truncated} of {games} simulated games did not end within {sim.max_turns} turns")
     n = sim.games
     win = sim.win_frequencies()
     se_win = np.sqrt(win * (1.0 - win) / n)

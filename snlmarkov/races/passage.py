@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
-from ..errors import SnlError
+from ..errors import LimitError, UnwinnableBoardError
 from .joint import reachable
 
 __all__ = []
@@ -110,13 +110,13 @@ def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] 
         open_ &= ~closing
         f = q @ f
         if t + 1 >= max_rows:
-            raise SnlError(
+            raise LimitError(
                 f"the turns-to-finish table would exceed {MAX_TABLE_ENTRIES} entries "
                 f"(probability {surv[watch].max():.3g} still in play after {t} turns)"
             )
         if t % 2000 == 0 and (surv[watch] > 1 - 1e-12).any():
             stuck = int(watch[np.argmax(surv[watch])])
-            raise SnlError(f"a token on square {stuck} never finishes")
+            raise UnwinnableBoardError(f"a token on square {stuck} never finishes", stuck)
     # squares nobody reaches: stop them with the others (their figures are never asked for)
     horizons[:n][open_] = t
     tails[:n][open_] = np.clip(surv[open_], 0.0, 1.0)

@@ -56,7 +56,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..chain.threads import one_blas_thread
-from ..errors import SnlError
+from ..errors import ModelError, SnlError
 from .backward import Backward, Turn
 from .joint import JointMover
 from .shifted import shifted_bicgstab
@@ -343,7 +343,7 @@ def _solve_chain(
 
     solved = _bicgstab(apply, c, maxiter)
     if solved is None:
-        raise SnlError(f"the value equations of the {m}-token bump chain did not converge in {maxiter} steps")
+        raise ModelError(f"the value equations of the {m}-token bump chain did not converge in {maxiter} steps")
     iterations = rounds[0]
     values = sweep(solved, True)
     return ChainValues(m=m, names=names, values=tuple(values)), iterations

@@ -43,8 +43,8 @@ from .._version import __version__
 from ..analysis.single import Analysis, analyze
 from ..args import board_arg, rules_arg
 from ..board import Board
-from ..errors import SeedError, SnlError
-from ..limits import clean_text
+from ..errors import GameError, InputFileError, SeedError, SnlError
+from ..limits import clean_text, show_value
 from ..plots._common import board_label
 from ..rules import FINISH_RULES, MODES, Rules
 from .defaults import DEFAULT_GAMES, DEFAULT_SEED, DPI, MIN_GAMES
@@ -441,16 +441,16 @@ def write_report(
     """
     board = board_arg(board)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < MIN_GAMES:
-        raise SnlError(f"games must be an integer >= {MIN_GAMES}, got {games!r}")
+        raise GameError(f"games must be an integer >= {MIN_GAMES}, got {show_value(games)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SeedError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(max_players, bool) or not isinstance(max_players, (int, np.integer)) or not 2 <= max_players <= 6:
-        raise SnlError(f"max_players must be an integer in 2..6, got {max_players!r}")
+        raise GameError(f"max_players must be an integer in 2..6, got {show_value(max_players)}")
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SnlError(f"cannot create the output folder {out}: {exc.strerror or exc}") from None
+        raise InputFileError(f"cannot create the output folder {out}: {exc.strerror or exc}") from None
 
     import matplotlib
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..board import Board
 from ..chain.mechanics import batchable, no_cap_depth, roll_slots_batch
-from ..errors import SnlError, UnwinnableBoardError
+from ..errors import BoardError, SnlError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
 
@@ -70,7 +70,7 @@ def destinations(boards: Sequence[Board]) -> np.ndarray:
     """
     sizes = {b.size for b in boards}
     if len(sizes) != 1:
-        raise SnlError(f"a batch holds boards of one size; got sizes {sorted(sizes)}")
+        raise BoardError(f"a batch holds boards of one size; got sizes {sorted(sizes)}")
     dest = np.stack([b.destination() for b in boards]).astype(np.int64)
     return _follow_chains(dest)
 

@@ -119,7 +119,7 @@ def _as_boards(boards: Any, cap: int) -> list[Board]:
         else:
             raise BoardError(f"boards must be Boards, built-in board names or board files; got {type(b).__name__}")
     if not out:
-        raise SnlError("a sweep needs at least one board")
+        raise BoardError("a sweep needs at least one board")
     return out
 
 
@@ -137,7 +137,7 @@ def _as_rules(rules: Any, cap: int) -> list[Rules]:
         else:
             raise RuleError(f"rules must be Rules or preset names; got {type(r).__name__}")
     if not out:
-        raise SnlError("a sweep needs at least one rule set")
+        raise RuleError("a sweep needs at least one rule set")
     return out
 
 
@@ -168,14 +168,14 @@ def _check_options(players: Any, mode: Any, quantiles: Any, longer_than: Any, me
     qs = []
     for raw in _several(quantiles, "quantiles"):
         if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, float, np.integer, np.floating)):
-            raise SnlError(f"quantiles must be numbers strictly between 0 and 1; got {show_value(raw)}")
+            raise MetricError(f"quantiles must be numbers strictly between 0 and 1; got {show_value(raw)}")
         if not 0 < raw < 1:
-            raise SnlError(f"quantiles must lie strictly between 0 and 1; got {show_value(raw)}")
+            raise MetricError(f"quantiles must lie strictly between 0 and 1; got {show_value(raw)}")
         qs.append(float(raw))
     ts = []
     for raw in _several(longer_than, "longer_than"):
         if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, np.integer)) or not 0 <= raw <= 10**9:
-            raise SnlError(f"longer_than takes whole numbers of turns 0..10^9; got {show_value(raw)}")
+            raise MetricError(f"longer_than takes whole numbers of turns 0..10^9; got {show_value(raw)}")
         ts.append(int(raw))
     if isinstance(metrics, str):
         metrics = (metrics,)

@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ..errors import LimitError, SnlError
+from ..errors import GameError, LimitError, SnlError
 from ..game.record import GameRecord
 from ..limits import format_bytes, limit
 from .analysis import analyse
@@ -152,7 +152,7 @@ class _GamePages:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise SnlError("a game record must be UTF-8 JSON text") from None
+                raise GameError("a game record must be UTF-8 JSON text") from None
             record = GameRecord.from_json(text)
             data = await self._analysis(("upload", hashlib.sha256(raw).hexdigest()), record)
         except LimitError as exc:

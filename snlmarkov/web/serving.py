@@ -33,7 +33,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import SnlError
+from ..errors import AddressError
 from .limits import ServerLimits, client_key
 
 __all__ = []
@@ -231,7 +231,7 @@ def quiet_resource_errors() -> None:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port``, or an :class:`~snlmarkov.errors.SnlError` saying why not.
+    """A listening TCP socket on ``host:port``, or an :class:`~snlmarkov.errors.AddressError` saying why not.
 
     Examples
     --------
@@ -240,13 +240,13 @@ def bind(host: str, port: int) -> socket.socket:
     >>> bind("127.0.0.1", s.getsockname()[1])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    snlmarkov.errors.SnlError: cannot serve on 127.0.0.1:...: the port is in use (pick another with --port, or 0 for any free one)
+    snlmarkov.errors.AddressError: cannot serve on 127.0.0.1:...: the port is in use (pick another with --port, or 0 for any free one)
     >>> s.close()
     """
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as exc:
-        raise SnlError(f"--host {host[:80]!r} is not an address of this machine: {exc}") from None
+        raise AddressError(f"--host {host[:80]!r} is not an address of this machine: {exc}") from None
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
@@ -260,6 +260,6 @@ def bind(host: str, port: int) -> socket.socket:
             if exc.errno == errno.EADDRINUSE
             else exc.strerror
         )
-        raise SnlError(f"cannot serve on {host}:{port}: {why}") from None
+        raise AddressError(f"cannot serve on {host}:{port}: {why}") from None
     sock.set_inheritable(True)
     return sock
