@@ -122,6 +122,21 @@ def test_frames_never_sent_leave_the_span_unfinished():
     assert s["count"] == 1 and s["unfinished"] == 1 and s["total"] == {"n": 0}
 
 
+def test_a_handling_that_raises_is_counted_as_interrupted():
+    rec = Recorder()
+
+    async def boom():
+        raise RuntimeError("planted")
+
+    async def main():
+        with pytest.raises(RuntimeError, match="planted"):
+            await rec.measure(boom(), time.monotonic())
+
+    asyncio.run(main())
+    s = rec.summary()["messages"]
+    assert list(s) == ["interrupted"] and s["interrupted"]["count"] == 1 and s["interrupted"]["total"]["n"] == 1
+
+
 def test_off_unless_the_variable_names_a_file(monkeypatch, tmp_path):
     monkeypatch.delenv(timing.ENV, raising=False)
     assert Recorder.from_environment() is None

@@ -118,7 +118,7 @@ class Span:
     def __init__(self, recorder: Recorder, received: float) -> None:
         self.recorder, self.received = recorder, received
         self.task = asyncio.current_task()
-        self.kind = ""
+        self.kind = "interrupted"  # until the handling returns its kind (it may raise, or be cancelled)
         self.write = 0.0  # seconds spent waiting for database writes
         self.pending = 0  # frames queued and not sent yet
         self.handled = False
@@ -159,7 +159,8 @@ class TimedOutbox(asyncio.Queue):
 
 
 class Recorder:
-    """Every message's time on the server, by kind (``roll``, ``hello``, ...; ``refused``: a ProtocolError).
+    """Every message's time on the server, by kind (``roll``, ``hello``, ...; ``refused``: a ProtocolError;
+    ``failed``: a bug caught; ``interrupted``: a handling that raised or was cancelled).
 
     Parameters
     ----------
