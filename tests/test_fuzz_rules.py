@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import pytest
 from _fuzz import fuzz, hostile_number, hostile_text, hostile_value, time_limit
 from hypothesis import event, example, given
 from hypothesis import strategies as st
@@ -329,12 +330,14 @@ def test_rules_then_every_model(kwargs, board):
     jumps=st.one_of(hostile_value, st.dictionaries(st.one_of(hostile_number, hostile_text), hostile_value, max_size=3)),
 )
 def test_board_constructor(size, jumps):
+    plain = isinstance(size, int) and not isinstance(size, bool) and 2 <= size <= limit("board_size")
     with time_limit(5):
         try:
             board = Board(size, jumps)
-        except SnlError:
+        except SnlError as exc:
+            assert not (plain and isinstance(jumps, dict) and not jumps), f"Board({size!r}, {{}}) refused: {exc}"
             return
-        assert board.size >= 2
+        assert board.size >= 2 and board.size == size
 
 
 @fuzz(2)
@@ -351,13 +354,20 @@ def test_length_distribution_methods(name, value):
 @fuzz(2)
 @given(rng=st.one_of(hostile_value, st.lists(hostile_value, max_size=3)))
 def test_every_rng(rng):
+    """A seed limits.check_rng's rule accepts is used by every function; any other is a SeedError."""
+
+    def seed_int(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    valid = rng is None or seed_int(rng) or (isinstance(rng, list) and bool(rng) and all(map(seed_int, rng)))
     with time_limit(5):
         for work in (
             lambda: snl.simulate(Board(10), Rules(), 20, rng=rng),
             lambda: snl.Game(Board(10), players=1, rng=rng).play(),
             lambda: Board.random(20, rng=rng),
         ):
-            try:
+            if valid:
                 work()
-            except SnlError:
-                pass
+            else:
+                with pytest.raises(snl.SeedError):
+                    work()

@@ -869,3 +869,15 @@ def test_the_reach_check_counts_its_graph_against_the_memory_limit(monkeypatch):
     assert isinstance(out, LimitError) and "can reach the finish" in str(out) and seconds < 5, out
     monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "8G")
     assert check_winnable(Board(400_001), Rules(), True) is None
+
+
+def test_analyze_of_a_long_board_shows_its_progress(tmp_path, capsys):
+    """A 10^6-square board with 499,999 ladders ran past 60 s without a sign of life: the length bar counts turns."""
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"size": 6000, "ladders": {str(2 * k + 1): 2 * k + 2 for k in range(2999)}}))
+    status, out, err = cli(capsys, "analyze", "--board", str(path))
+    assert status == 0 and "expected turns" in out
+    bar = err.replace("\r", "\n").splitlines()
+    assert any(line.startswith("length distribution: 100%") and "turn/s" in line for line in bar), err[-300:]
+    status, out, err = cli(capsys, "analyze")  # a board under PROGRESS_SQUARES: no bar
+    assert status == 0 and "length distribution" not in err
