@@ -14,8 +14,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
 
 from .board import Board
 from .errors import UnwinnableBoardError
@@ -103,6 +101,9 @@ def check_winnable(board: Board, rules: Rules, bump_between_players: bool = Fals
     if bump_between_players and rules.bump:
         src = np.concatenate([src, np.arange(1, n, dtype=np.int64)])
         tgt = np.concatenate([tgt, np.full(n - 1, rules.bump_to, dtype=np.int64)])
+    import scipy.sparse as sp  # here, not above: simulation workers import this module and never call this
+    from scipy.sparse.csgraph import breadth_first_order
+
     graph = sp.csr_matrix((np.ones(src.size, dtype=np.int8), (src, tgt)), shape=(n + 1, n + 1))
     reach = breadth_first_order(graph, 0, directed=True, return_predecessors=False)
     back = breadth_first_order(graph.T.tocsr(), n, directed=True, return_predecessors=False)

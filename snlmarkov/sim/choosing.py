@@ -32,8 +32,6 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
 from ..errors import LimitError, UnwinnableBoardError
@@ -233,6 +231,9 @@ def check_policy_finishes(board: Board, rules: Rules, ranks: np.ndarray) -> None
             src.append(np.repeat(state[here], values.size))
             dst.append(to.ravel())
     a, b = np.concatenate(src), np.concatenate(dst)
+    import scipy.sparse as sp  # here, not above: simulation workers import this module and never call this
+    from scipy.sparse.csgraph import breadth_first_order
+
     graph = sp.csr_matrix((np.ones(a.size, dtype=np.int8), (a, b)), shape=(state.size + 1, state.size + 1))
     reach = breadth_first_order(graph, 0, directed=True, return_predecessors=False)
     back = breadth_first_order(graph.T.tocsr(), state.size, directed=True, return_predecessors=False)
