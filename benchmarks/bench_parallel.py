@@ -37,9 +37,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import os
-import sys
-import time
 import warnings
 
 import numpy as np
@@ -69,7 +66,6 @@ def main(argv: list[str] | None = None) -> int:
 
     largest = 4_000_000 if args.quick else args.games
     board, rules = snl.Board.builtin(), snl.Rules()
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, load {load()}")
     snl.simulate(board, rules, 1000, rng=1)  # this process's imports and tables
 
     def on(pool, games, keep):
@@ -136,4 +132,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)

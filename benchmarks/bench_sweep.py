@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import os
-import sys
 import time
 
 from poolstats import HEADER, compare, load, reference
@@ -69,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     import snlmarkov as snl
     from snlmarkov.search import sweep as sweep_module
 
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, load {load()} (1, 5, 15 min)")
+    print(f"machine: {os.cpu_count()} cores, load {load()} (1, 5, 15 min)")
     boards = [snl.Board.random(100, rng=i) for i in range(n)]
     snl.sweep(boards[:50], as_frame=False)  # warm up: imports, caches
     c0, w0 = time.process_time(), time.perf_counter()
@@ -126,4 +125,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)
