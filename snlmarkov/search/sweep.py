@@ -20,6 +20,7 @@ import concurrent.futures as cf
 import dataclasses
 import itertools
 import math
+import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -250,10 +251,11 @@ def pack_board(board: Board) -> dict[str, Any]:
     >>> unpack_board(pack_board(b)) == b, unpack_board(pack_board(b)).name
     (True, 'tiny')
     """
-    return {name: dict(v) if isinstance(v, Mapping) else v for name in _BOARD_FIELDS for v in [getattr(board, name)]}
+    return {name: dict(v) if isinstance(v, _MAPPINGS) else v for name in _BOARD_FIELDS for v in [getattr(board, name)]}
 
 
 _BOARD_FIELDS = tuple(f.name for f in dataclasses.fields(Board))
+_MAPPINGS = (dict, types.MappingProxyType)  # a board's jumps (an abstract Mapping check costs more than the copy)
 
 
 def unpack_board(data: Mapping[str, Any]) -> Board:
@@ -503,17 +505,14 @@ def sweep(
     first_index: dict[Board, int] = {}  # a board's label counts from its first place in the list
     for k, b in enumerate(board_list):
         first_index.setdefault(b, k)
-    records = []
-    for i, (b, r) in enumerate(pairs):
-        head: dict[str, Any] = {
-            "board": b.name or f"board{first_index[b]}",
-            "size": b.size,
-            "ladders": len(b.ladders),
-            "snakes": len(b.snakes),
-        }
-        head.update(rule_columns[id(r)])
-        head.update(results[i])
-        records.append(head)
+    board_columns = []  # each board's columns once (pairs are board-major)
+    for b in board_list:
+        up = sum(e > s for s, e in b.jumps.items())
+        label = b.name or f"board{first_index[b]}"
+        board_columns.append({"board": label, "size": b.size, "ladders": up, "snakes": len(b.jumps) - up})
+    records = [
+        {**board_columns[i // len(rules_list)], **rule_columns[id(r)], **results[i]} for i, (_, r) in enumerate(pairs)
+    ]
     if not as_frame:
         return records
     try:

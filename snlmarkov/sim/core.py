@@ -599,7 +599,11 @@ def simulate(
         streams (:mod:`snlmarkov.sim.parallel`) and merged exactly. Fewer
         than :data:`~snlmarkov.sim.parallel.POOL_MIN_WORK` games x players
         are played here instead (a ``RuntimeWarning`` says so; the streams,
-        and so the result, are the same): a pool would be slower.
+        and so the result, are the same): a pool would be slower. Kept
+        games come back through a file on ``/dev/shm`` that workers on
+        this machine write into; a worker that cannot reach it (another
+        machine, no ``/dev/shm``) sends its games back by pickle (the
+        result is the same; ``docs/scale.md``).
     streams : int, default 0
         Split the games into this many streams, each seeded by its own child
         of ``SeedSequence(rng).spawn(streams)``; with an executor, 0 means
