@@ -216,3 +216,21 @@ def test_a_stream_of_the_wrong_dtype_is_an_error_not_a_cast():
     rows["turns"] = rows["turns"].astype(np.int64)
     with pytest.raises(snl.GameError, match="turns came back as int64"):
         layout.spans(2, rows)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+def test_workers_forked_at_the_first_task_hold_no_handle_on_the_file():
+    import multiprocessing
+
+    board, rules = snl.Board.builtin(), snl.Rules()
+    context = multiprocessing.get_context("fork")
+    with cf.ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:  # its processes start at the first task
+        snl.simulate(board, rules, 3001, executor=pool, rng=2)
+        held = [
+            link
+            for pid in pool._processes
+            for fd in Path(f"/proc/{pid}/fd").iterdir()
+            for link in [os.readlink(fd) if fd.is_symlink() else ""]
+            if "snlmarkov-sim-" in link
+        ]
+    assert held == []  # else the file's memory would live as long as the workers

@@ -198,22 +198,24 @@ class _Games:
 
     ``shared``: back them by a file in :data:`SHARED_DIR` that workers on
     this machine write into (:attr:`ticket`); otherwise (or when the file
-    cannot be made) by private memory, written here by :meth:`put`.
+    cannot be made) by private memory, written here by :meth:`put`. The
+    file is held open only while it is written or mapped here: a worker
+    forked in between (a pool starts its processes at its first task)
+    inherits no descriptor that would keep it alive.
     """
 
     def __init__(self, layout: _Layout, shared: bool) -> None:
         self.layout = layout
         self.token = secrets.token_bytes(16)
-        self.fd: int | None = None
         self.path = ""
         self.buffer: np.ndarray | None = None
         self.late: list[tuple[int, Mapping[str, np.ndarray]]] = []  # streams the file had no room for
         if shared:
-            self._open()
-        if self.fd is None:
+            self._create()
+        if not self.path:
             self.buffer = np.empty(layout.size, dtype=np.uint8)
 
-    def _open(self) -> None:
+    def _create(self) -> None:
         if not (hasattr(os, "pwrite") and os.path.isdir(SHARED_DIR)):
             return
         try:
@@ -227,52 +229,50 @@ class _Games:
         try:
             os.ftruncate(fd, self.layout.size)
             _pwrite_all(fd, memoryview(self.token), 0)
+            self.path = path
         except OSError:
-            os.close(fd)
             os.unlink(path)
-            return
-        self.fd, self.path = fd, path
+        finally:
+            os.close(fd)
 
     @property
     def ticket(self) -> tuple[str, bytes, _Layout] | None:
         """What a worker needs to write its rows (None: it sends them back)."""
-        return None if self.fd is None else (self.path, self.token, self.layout)
+        return (self.path, self.token, self.layout) if self.path else None
 
     def put(self, first: int, arrays: Mapping[str, np.ndarray]) -> None:
         """Write the rows of the games from ``first`` on (a stream whose worker did not)."""
         if self.buffer is not None:
             for offset, data in self.layout.spans(first, arrays):
                 self.buffer[offset : offset + data.nbytes] = data
-            return
-        try:
-            for offset, data in self.layout.spans(first, arrays):
-                _pwrite_all(self.fd, data, offset)  # type: ignore[arg-type]
-        except OSError:  # the file system filled up: these rows go into private memory at the end
+        elif not _write_shared((self.path, self.token, self.layout), first, arrays):
+            # the file system filled up: these rows go into private memory at the end
             self.late.append((first, {name: arrays[name] for name in _PER_GAME}))
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The merged arrays (call once, when every stream is in); the file, if any, is removed."""
-        if self.fd is not None:
+        if self.path:
+            fd = os.open(self.path, os.O_RDONLY)
             try:
-                if self.late:  # no room for some streams: copy the file into private memory, add them
-                    self.buffer = np.empty(self.layout.size, dtype=np.uint8)
-                    view, at = self.buffer.data, 0
-                    while at < view.nbytes:
-                        at += os.preadv(self.fd, [view[at:]], at) or view.nbytes  # (holes read as zeros)
-                else:  # the result's arrays are views of the file's pages
-                    return self.layout.views(mmap.mmap(self.fd, self.layout.size, access=mmap.ACCESS_READ))
+                if not self.late:  # the result's arrays are views of the file's pages
+                    return self.layout.views(mmap.mmap(fd, self.layout.size, access=mmap.ACCESS_READ))
+                # no room for some streams: the file into private memory, then those streams
+                self.buffer = np.empty(self.layout.size, dtype=np.uint8)
+                view, at = self.buffer.data, 0
+                while at < view.nbytes:
+                    at += os.preadv(fd, [view[at:]], at) or view.nbytes  # (holes read as zeros)
             finally:
+                os.close(fd)
                 self.close()
         for first, rows in self.late:
             self.put(first, rows)
         return self.layout.views(self.buffer)
 
     def close(self) -> None:
-        """Remove the file (an open mapping stays valid)."""
-        if self.fd is not None:
-            os.close(self.fd)
+        """Remove the file (a mapping of it stays valid)."""
+        if self.path:
             os.unlink(self.path)
-            self.fd = None
+            self.path = ""
 
 
 def _stream(
