@@ -243,8 +243,9 @@ class _Games:
     def put(self, first: int, arrays: Mapping[str, np.ndarray]) -> None:
         """Write the rows of the games from ``first`` on (a stream whose worker did not)."""
         if self.buffer is not None:
-            for offset, data in self.layout.spans(first, arrays):
-                self.buffer[offset : offset + data.nbytes] = data
+            self.layout.spans(first, arrays)  # checks the dtypes
+            for name, view in self.layout.views(self.buffer).items():
+                view[first : first + len(arrays[name])] = arrays[name]
         elif not _write_shared((self.path, self.token, self.layout), first, arrays):
             # the file system filled up: these rows go into private memory at the end
             self.late.append((first, {name: arrays[name] for name in _PER_GAME}))
