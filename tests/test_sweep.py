@@ -159,3 +159,12 @@ def test_batched_rows_do_not_depend_on_the_chunks():
     whole = snl.sweep(boards, as_frame=False, metrics=["ladder_share_min"])
     for chunk in (1, 7, 40):
         assert snl.sweep(boards, as_frame=False, metrics=["ladder_share_min"], chunksize=chunk) == whole
+
+
+@pytest.mark.parametrize("batch", [1, 5, 256])
+def test_batched_rows_do_not_depend_on_the_batch(monkeypatch, batch):
+    """Each board's length stepping runs as far as its own batch's slowest board: the bits are the same."""
+    boards = [snl.Board.random(80, rng=i) for i in range(24)]
+    whole = snl.sweep(boards, as_frame=False, metrics=["ladder_share_min"])
+    monkeypatch.setattr("snlmarkov.search.sweep.BATCH_BOARDS", batch)
+    assert snl.sweep(boards, as_frame=False, metrics=["ladder_share_min"]) == whole
