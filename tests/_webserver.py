@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import threading
 import time
 import urllib.request
@@ -137,3 +138,22 @@ class Client:
 
     def close(self) -> None:
         self._cm.__exit__(None, None, None)
+
+
+#: seconds a server may take to start: generous, as it only guards against a hang (on two cores at a load
+#: of 9 a start took 25 s of wall time for 2.6 s of CPU)
+START_WAIT = 120
+
+
+def wait_started(base: str, proc: subprocess.Popen) -> None:
+    """Wait for ``snlmarkov serve`` run as ``proc`` to answer on ``base`` (an error if it exits or hangs)."""
+    deadline = time.monotonic() + START_WAIT
+    while True:
+        try:
+            if http(base, "/api/config")[0] == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise RuntimeError(f"the server did not start (exit status {proc.poll()})")
+        time.sleep(0.05)

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+import snlmarkov as snl
 from snlmarkov import Board, BoardError, SnlError
 
 
@@ -162,3 +163,14 @@ def test_a_jump_ending_on_another_jumps_start_is_refused_without_chain(jumps):
         Board.from_dict(data)
     chained = Board(10, jumps, chain=True)  # allowed, and followed to its end
     assert chained.destination()[first] == jumps[mid]
+
+
+# ---------------------------------------------------------------- board files (from the planted-bug audit, benchmarks/mutation_audit.py)
+def test_board_file_parser_does_not_truncate(tmp_path):
+    for text in ('{"size": 10.5}', '{"size": 10, "ladders": {"2": 7.5}}', '{"size": 10, "snakes": [[9.9, 3]]}'):
+        path = tmp_path / "b.json"
+        path.write_text(text)
+        with pytest.raises(snl.BoardError, match="must be an integer"):
+            Board.from_file(path)
+    path.write_text('{"size": 10.0, "ladders": {"2": 7.0}}')
+    assert Board.from_file(path) == Board(10, {2: 7})

@@ -9,6 +9,7 @@ impossible.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from snlmarkov import Board, GameError, Rules, SnlError
+from snlmarkov.analysis.distribution import LengthDistribution
 from snlmarkov.analysis.single import analyze
 from snlmarkov.checks.crosschecking import TESTS, CrosscheckReport, _holm, _turn_distribution, crosscheck
 
@@ -264,3 +266,55 @@ def test_bad_arguments_are_refused(kwargs, error):
     args = {"board": JUNGLE, "rules": Rules(), "games": 10_000, **kwargs}
     with pytest.raises(error):
         crosscheck(**args)
+
+
+# ---------------------------------------------------------------- the power of each check, one at a time (from the planted-bug audit, benchmarks/mutation_audit.py)
+@pytest.fixture(scope="module")
+def jungle_plain():
+    board, rules = Board.builtin(), Rules.preset("plain")
+    return board, rules, analyze(board, rules)
+
+
+GAMES = 40_000
+NAMES = ("mean turns", "mean rolls", "turn distribution", "landings")
+
+
+def _only_fails(report, name: str) -> None:
+    verdict = {c.name: c.passed for c in report.checks}
+    assert verdict[name] is False, (name, verdict)
+    assert all(verdict[n] for n in NAMES if n != name), (name, verdict)
+
+
+def test_power_mean_turns_alone(jungle_plain):
+    board, rules, a = jungle_plain
+    wrong = dataclasses.replace(a, expected_turns=a.expected_turns + 1.2)  # only the mean is wrong
+    _only_fails(crosscheck(board, rules, GAMES, rng=11, exact=wrong), "mean turns")
+
+
+def test_power_mean_rolls_alone(jungle_plain):
+    board, rules, a = jungle_plain
+    wrong = dataclasses.replace(a, expected_rolls=a.expected_rolls + 1.2)
+    _only_fails(crosscheck(board, rules, GAMES, rng=12, exact=wrong), "mean rolls")
+
+
+def test_power_turn_distribution_alone(jungle_plain):
+    board, rules, a = jungle_plain
+    p = a.length.probabilities
+    spread = np.zeros(p.size + 8)  # half the mass 4 turns earlier, half 4 later: same mean, wider
+    spread[:-8] += 0.5 * p
+    spread[8:] += 0.5 * p
+    wrong = dataclasses.replace(a)
+    wrong.__dict__["length"] = LengthDistribution(spread[4:], tail_mass=a.length.tail_mass)
+    assert wrong.length.mean() == pytest.approx(a.length.mean(), abs=1e-6)
+    _only_fails(crosscheck(board, rules, GAMES, rng=13, exact=wrong), "turn distribution")
+
+
+def test_power_landings_alone(jungle_plain):
+    board, rules, a = jungle_plain
+    landings = a.landings.copy()
+    landings[50] *= 1.3  # one square's expected landings wrong
+    wrong = dataclasses.replace(a)
+    wrong.__dict__["landings"] = landings  # landings is a cached property: plant the wrong value in its cache
+    report = crosscheck(board, rules, GAMES, rng=14, exact=wrong)
+    _only_fails(report, "landings")
+    assert report.landing_p[50] <= report.check("landings").alpha  # the planted square is the one flagged

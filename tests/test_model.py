@@ -6,6 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import snlmarkov as snl
 from snlmarkov import Board, RuleError, Rules, UnwinnableBoardError, roll_model, turn_model
 from snlmarkov.chain.exact import exact_turn_row
 
@@ -210,3 +211,11 @@ def test_unwinnable_trap_partly_reachable():
 def test_bounce_needs_board_as_large_as_die():
     with pytest.raises(RuleError, match="bounce"):
         turn_model(Board(4), Rules(finish="bounce"))
+
+
+# ---------------------------------------------------------------- the exact fraction path (from the planted-bug audit, benchmarks/mutation_audit.py)
+def test_exact_path_returns_a_fraction_not_a_float():
+    value = snl.exact_expected_turns(Board(3), Rules.preset("plain").replace(faces=2))
+    assert isinstance(value, Fraction) and value == Fraction(3)  # hand: E0 = 1 + E1/2, E1 = 2 ...
+    mb = snl.exact_expected_turns(Board.builtin("milton_bradley"), Rules.preset("plain"))
+    assert isinstance(mb, Fraction) and mb.denominator > 1

@@ -395,3 +395,29 @@ def test_monte_carlo_interval_covers_the_exact_value_at_a_sound_level() -> None:
         low, high = mc.confidence_interval(name, level=1 - 1e-6 / 7)  # Bonferroni over 7 figures
         value = getattr(exact, name)
         assert np.all(low <= value) and np.all(value <= high), name
+
+
+# ---------------------------------------------------------------- exact tails (from the planted-bug audit, benchmarks/mutation_audit.py)
+PLAIN2 = Rules.preset("plain").replace(faces=2)
+
+
+def test_classic_race_tail_mass_is_exact():
+    """Board(2), plain, a 2-faced die: each turn finishes with probability 1/2 (a 2 from 0; a 1 from 1,
+    where a 2 overshoots and stays). So a token's turns are Geometric(1/2) and two tokens are both
+    still racing after r rounds with probability 4^-r, the tail beyond the horizon."""
+    r = race(Board(2), PLAIN2, players=2)
+    rounds = r.rounds_distribution
+    h = rounds.horizon
+    assert rounds.tail_mass == pytest.approx(4.0**-h, rel=1e-9, abs=0)  # abs=0: the tail is ~1e-27
+    k = np.arange(1, h + 1)
+    np.testing.assert_allclose(rounds.probabilities[1:], 0.75 * 0.25 ** (k - 1), rtol=1e-9, atol=0)
+    # seat 0 wins with 1/2 + 1/8 + ... = (1/2) / (1 - 1/4) = 2/3
+    assert r.win_probability[0] == pytest.approx(2 / 3, abs=1e-12)
+
+
+def test_last_one_standing_tail_mass_is_exact():
+    """Same game, last one standing: the race lasts past r rounds unless both finished:
+    1 - (1 - 2^-r)^2."""
+    r = race(Board(2), PLAIN2, players=2, mode="last_one_standing")
+    h = r.rounds_distribution.horizon
+    assert r.rounds_distribution.tail_mass == pytest.approx(-math.expm1(2 * math.log1p(-(2.0**-h))), rel=1e-6, abs=0)

@@ -811,3 +811,23 @@ def test_defaults_and_progress_bar(capsys):
     r = simulate(None, None, 2000, rng=1, progress=True)
     assert r.board == Board.builtin() and r.rules == Rules()
     assert "2000/2000" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the simulator's slow lane (from the planted-bug audit, benchmarks/mutation_audit.py)
+def test_landings_of_games_near_max_turns_are_counted():
+    """Board(30), plain: a finished game lands on 30 exactly once (overshoots stay and land nowhere).
+    With max_turns close to the typical length, many games finish in the simulator's slow lane."""
+    rules = Rules.preset("plain")
+    from snlmarkov.sim.core import play
+
+    r = play(Board(30), rules, 20_000, 1, "classic", np.random.default_rng(3), 14)
+    finished = int((~r.truncated).sum())
+    assert 0 < r.n_truncated < 20_000
+    late = int(((r.turns > 6) & ~r.truncated).sum())
+    assert late > 1000  # games that went through the slow lane and finished
+    assert int(r.landings[30]) == finished
+
+
+def test_simulated_rolls_equal_turns_without_bonus():
+    r = simulate(Board.builtin(), Rules.preset("plain"), 5000, rng=2)
+    assert (r.rolls == r.turns).all()

@@ -350,3 +350,101 @@ def test_events_after_a_skip_are_not_trusted():
     report = verify_game(forged, key=KEY)
     assert not report.passed and report.failures[0].startswith("turn 1 ")
     assert "where the rules give no more events" in report.failures[0]
+
+
+# ---------------------------------------------------------------- every check of verify_game fires (from the planted-bug audit, benchmarks/mutation_audit.py)
+def _data(record):
+    return record.to_dict()
+
+
+def test_verify_roll_that_cannot_be_dealt():
+    record = Game(Board(30), Rules(), players=1, dice=[6, 6, 3] + [5] * 10).play()
+    data = _data(record)
+    for e in data["log"]:
+        if e["kind"] == "roll" and e["turn"] == 0 and e["value"] == 3:
+            e["value"] = 6
+    data["dice"][2] = 6
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed and "roll 3 (6) cannot be dealt after the cap" in report.failures[0]
+
+
+def test_verify_rolls_after_the_turn_ended():
+    record = Game(Board(30), Rules.preset("plain"), players=1, dice=[3, 4, 5, 6, 6, 6]).play()
+    data = _data(record)
+    turn0 = [e for e in data["log"] if e["turn"] == 0]
+    extra = {"kind": "roll", "seat": 0, "turn": 0, "value": 2, "capped": False}
+    data["log"].insert(len(turn0), extra)
+    data["dice"].insert(1, 2)
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed and "rolls go on after roll 1 ended the turn" in report.failures[0]
+
+
+def test_verify_turn_that_stops_while_a_roll_is_due():
+    game = Game(Board(30), Rules(), players=1, dice=[6, 2])
+    game.take_turn()
+    data = _data(game.record())
+    # turn 0 is 6 then 2: drop the bonus roll and its move, so the turn ends on the six
+    data["log"] = [e for e in data["log"] if not (e["turn"] == 0 and e["kind"] in ("bonus_roll",))]
+    turn0 = [i for i, e in enumerate(data["log"]) if e["turn"] == 0]
+    del data["log"][turn0[2] : turn0[-1] + 1]
+    data["dice"] = [e["value"] for e in data["log"] if e["kind"] == "roll"]
+    from snlmarkov.game.events import event_from_dict
+    from snlmarkov.game.record import _summarise
+
+    _, pos, fin = _summarise(tuple(event_from_dict(e) for e in data["log"]), 1, snl.GameState.initial(1))
+    data["positions"], data["finishing_order"] = list(pos), list(fin)
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed and "the turn stopped while another roll was due" in report.failures[0]
+
+
+def test_verify_turn_without_rolls():
+    game = Game(Board(30), Rules.preset("plain"), players=2, dice=[3, 4])
+    game.take_turn(), game.take_turn()
+    data = game.record().to_dict()
+    data["log"] = [e for e in data["log"] if not (e["turn"] == 1 and e["kind"] == "roll")]
+    data["dice"] = [3]
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed and "no rolls in a turn that was not skipped" in report.failures[0]
+
+
+def test_verify_turn_after_the_game_was_over():
+    game = Game(Board(10), Rules.preset("plain"), players=2, dice=[4, 1, 6, 2])
+    game.take_turn(), game.take_turn(), game.take_turn()  # seat 0 reaches 10: game over
+    data = game.record().to_dict()
+    data["log"] = [e for e in data["log"] if e["kind"] != "game_over"]
+    data["log"] += [
+        {"kind": "roll", "seat": 1, "turn": 3, "value": 2, "capped": False},
+        {"kind": "move", "seat": 1, "turn": 3, "start": 1, "end": 3},
+    ]
+    data["dice"] = [4, 1, 6, 2]
+    data["positions"] = [10, 3]
+    data["finished"] = False  # the editor says so too
+    report = verify_game(GameRecord.from_dict(data))
+    assert not report.passed
+    assert any("a turn after the game was over" in f for f in report.failures)
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("positions", (3, 1), "positions (3, 1) differ from the replay's"),
+        ("finishing_order", (1,), "finishing order (1,) differs from the replay's"),
+        ("dice", (1, 1, 1), "the record's dice are not the rolls of its log"),
+    ],
+)
+def test_verify_summary_fields_of_a_tampered_object(field, value, message):
+    """A record object altered after it was built (bypassing its own checks) still fails."""
+    record = Game(Board(10), Rules.preset("plain"), players=2, dice=[4, 1, 6]).play()
+    object.__setattr__(record, field, value)
+    report = verify_game(record)
+    assert not report.passed and any(message in f for f in report.failures)
+
+
+def test_verify_log_probability_of_a_forfeit_turn():
+    """Forfeit: 6, 6 (cap), then a 6 voids the turn: three fair rolls, (1/6)^3; back where it began."""
+    rules = Rules(on_cap="forfeit")
+    record = Game(Board(30), rules, players=1, dice=[6, 6, 6] + [5] * 10).play()
+    report = verify_game(record)
+    assert report.passed
+    assert report.turns[0].rolls_log_probability == pytest.approx(3 * math.log(1 / 6))
+    assert report.turns[0].end == 0

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("websockets")
 
-from _webserver import Client, create_room, free_port, http  # noqa: E402
+from _webserver import START_WAIT, Client, create_room, free_port, http  # noqa: E402
 
 from snlmarkov import Board, verify_game  # noqa: E402
 from snlmarkov.web.store import GameStore, load_key  # noqa: E402
@@ -50,7 +50,7 @@ class Serve:
         self.lines: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
         self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_WAIT
         while True:
             try:
                 if http(self.base, "/api/config")[0] == 200:
@@ -375,6 +375,89 @@ def test_a_busy_database_holds_the_turn_back_and_says_so(tmp_path):
         assert turn["type"] == "turn" and turn["saving"] == "ok"
         (row,) = [r for r in store.open_rooms() if r.id == room.id]
         assert [t for t, _ in row.turns] == [0]
+        room._cancel_timer()
+        manager.odds.shutdown()
+        store.close()
+
+    asyncio.run(run())
+
+
+def test_a_room_reaped_while_the_database_is_busy_is_stored_once(tmp_path):
+    """The reaper closes an idle room while another connection holds the database past the store's wait:
+    its game stays queued in the store (written when the lock goes), the room leaves memory, and the
+    next sweeps do not queue the same game again: one abandoned game, not one a sweep."""
+    from snlmarkov.web.rooms import RoomManager
+
+    path = tmp_path / "g.sqlite"
+    seats = [{"name": "Ann", "colour": RED, "ai": False}, {"name": "Bob", "colour": BLUE, "ai": False}]
+
+    async def run() -> None:
+        store = GameStore(path, timeout=0.05, wait=0.3)
+        manager = RoomManager({"tiny": TINY}, store=store, seed=1, idle_timeout=0.0)
+        room = manager.create("local", seats, board="tiny")
+        await room.start()
+        async with room.lock:
+            for _ in range(3):
+                await room._play(skip=False)
+        room.idle_since = 0.0
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            for _ in range(3):  # three sweeps while the database is held
+                await manager.reap()
+            dropped, behind = room.id not in manager.rooms, store.status().behind
+        finally:
+            holder.execute("COMMIT")
+            holder.close()
+        manager.odds.shutdown()
+        store.close()  # writes what is queued
+        again = GameStore(path)
+        try:
+            assert [g.status for g in again.games()] == ["abandoned"]
+            assert dropped and behind
+            assert verify_game(again.record(1), key=load_key(path)).rules_verdict == "unfinished"
+            assert room.id not in {r.id for r in again.open_rooms()}
+        finally:
+            again.close()
+
+    asyncio.run(run())
+
+
+def test_a_game_finished_while_the_database_is_busy_is_told_its_id_once_written(tmp_path):
+    """The last turn's write waits past the store's wait: the result is told with no id yet and "behind";
+    the game stays queued, and once the lock goes it is written and the room tells its id, saving "ok"."""
+    from snlmarkov.web.rooms import Connection, RoomManager
+
+    path = tmp_path / "g.sqlite"
+    seats = [{"name": "Ann", "colour": RED, "ai": False}, {"name": "Bob", "colour": BLUE, "ai": False}]
+
+    async def run() -> None:
+        store = GameStore(path, timeout=0.05, wait=0.3)
+        manager = RoomManager({"two": Board(2)}, store=store, seed=1)
+        room = manager.create("local", seats, board="two")
+        await room.start()
+        conn = Connection()
+        room.conns.add(conn)
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            async with room.lock:
+                while room.status == "playing":
+                    await room._play(skip=False)
+            told = [json.loads(conn.outbox.get_nowait()) for _ in range(conn.outbox.qsize())]
+            over = [m for m in told if m["type"] == "turn" and m["status"] == "over"]
+            assert len(over) == 1 and over[0]["game_id"] == 0 and over[0]["saving"] == "behind"
+            assert store.count() == 0 and store.status().behind
+        finally:
+            holder.execute("COMMIT")
+            holder.close()
+        for _ in range(200):
+            if room.game_id:
+                break
+            await asyncio.sleep(0.05)
+        late = json.loads(conn.outbox.get_nowait())
+        assert late["type"] == "room" and late["game_id"] == room.game_id == 1 and late["saving"] == "ok"
+        assert store.count() == 1 and verify_game(store.record(1), key=load_key(path)).whole_game
         room._cancel_timer()
         manager.odds.shutdown()
         store.close()

@@ -58,6 +58,7 @@ from .limits import ServerLimits, client_key
 from .odds import LiveOdds, OddsSolver
 from .persist import digest
 from .protocol import MAX_MOVE, MAX_SEATS, Message, ProtocolError, check_colour, check_name, check_strength
+from .store import StoreBusyError
 
 __all__ = []
 
@@ -308,6 +309,7 @@ class Room:
         self.deadline = 0.0  # monotonic time of the countdown's end (0: no countdown running)
         self.paused = False  # no seat still racing is played by the server or a connected browser
         self._unstored = False  # abandoned, and its game not stored yet
+        self._queued = False  # its game waits in the store's queue for a busy database (never queued twice)
         self._timer: asyncio.Task | None = None
         self.idle_since = time.monotonic()
         self.lock = asyncio.Lock()  # held by every change: no two interleave, awaits included
@@ -788,7 +790,13 @@ class Room:
         if not self._unstored:
             return True
         self.game_id = await self.manager.store_game(self, "abandoned")
-        if self.game_id > 0 or self.manager.store is None or self.game is None or self.game.total_turns == 0:
+        if (
+            self.game_id > 0
+            or self._queued
+            or self.manager.store is None
+            or self.game is None
+            or self.game.total_turns == 0
+        ):
             self._unstored = False
             self.broadcast_room()
         return not self._unstored
@@ -976,12 +984,29 @@ class RoomManager:
             game_id = await persist.written(
                 room, lambda: store.add(record, room=room.id, status=status, online=online, **options)
             )
+        except StoreBusyError as busy:  # queued: the store writes it, in order, when the database frees
+            log.warning("room %s: the database is busy; its game waits in the store's queue", room.id)
+            room._queued = True
+            if status == "finished":
+                asyncio.ensure_future(self._when_written(room, busy))
+            return 0
         except Exception:
             log.exception("room %s: could not store the game", room.id)
             return 0
         if self.on_store is not None:
             self.on_store(room, game_id)
         return game_id
+
+    async def _when_written(self, room: Room, busy: StoreBusyError) -> None:
+        """A finished game queued for a busy database: once it is written, its room learns its id, and says so."""
+        store = self.store
+        while not await asyncio.to_thread(busy.written, 1.0):
+            if store is None or store.closed:
+                return
+        async with room.lock:
+            room.game_id = busy.id
+            room.saving = "ok" if busy.id > 0 else "failed"
+            room.broadcast_room()
 
     def start(self) -> None:
         """Bring back the rooms of the store, and start the reaper of idle rooms (call from the running loop)."""

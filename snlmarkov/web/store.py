@@ -118,7 +118,25 @@ _HOOK_ENV, _HOOK_FILE_ENV = "SNLMARKOV_STORE_HOOK_SLEEP", "SNLMARKOV_STORE_HOOK_
 
 
 class StoreBusyError(SnlError):
-    """The database stayed locked for longer than the store waits; the record is kept queued."""
+    """The database stayed locked for longer than the store waits; the record is kept queued.
+
+    :meth:`written` says whether the queued write has been made since (waiting
+    up to ``timeout`` seconds), and :attr:`id` is then what it returned (the
+    game's id; 0 if the write could never be made).
+    """
+
+    def __init__(self, message: str, pending: _Pending | None = None) -> None:
+        super().__init__(message)
+        self._pending = pending
+
+    def written(self, timeout: float = 0.0) -> bool:
+        """Whether the queued write is done (made, or given up as impossible), waiting ``timeout`` s at most."""
+        return self._pending is not None and self._pending.done.wait(timeout)
+
+    @property
+    def id(self) -> int:
+        """The id the write returned once :meth:`written` (0 before, or if it could not be made)."""
+        return self._pending.id if self._pending is not None else 0
 
 
 @dataclass(frozen=True)
@@ -386,7 +404,8 @@ class GameStore:
                 self._start_retry()
                 raise StoreBusyError(
                     f"the game store {str(self.path)!r} is locked by another connection ({self._last_error}); "
-                    f"the {what} waits in memory ({self.status().pending} waiting) and is written when it frees"
+                    f"the {what} waits in memory ({self.status().pending} waiting) and is written when it frees",
+                    item,
                 )
             item.done.wait(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(2 * delay, _BACKOFF[1])
@@ -464,6 +483,11 @@ class GameStore:
 
         self._retry = threading.Thread(target=run, name="snlmarkov-store-retry", daemon=True)
         self._retry.start()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (what is still queued then is not written)."""
+        return self._closed.is_set()
 
     def status(self) -> StoreStatus:
         """How many records wait for the database (``behind`` when any does), and the last lock error."""

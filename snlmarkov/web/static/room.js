@@ -127,7 +127,9 @@
     if (m.seq !== lastSeq + 1) console.warn(`seq ${m.seq} after ${lastSeq}`);
     lastSeq = m.seq;
     document.body.dataset.seq = String(lastSeq);
-    if (m.type === "room") { st = Object.assign(st || {}, m); renderAll(); return; }
+    if (m.type === "room") {  // a finished game written late (a busy database) comes with its id and saving
+      st = Object.assign(st || {}, m); renderAll(); showSaving(m.saving); if (resultShown) showStored(); return;
+    }
     if (m.type === "odds") { st.odds = m.odds; renderSeats(); return; }
     if (m.type === "saving") { showSaving(m.saving); return; }
     if (m.type === "rematch") { showRematch(m); return; }
@@ -455,12 +457,16 @@
     rest.forEach((i) => list.append(h("li", { class: "unfinished", "data-seat": i },
       h("span", { class: "place" }, "—"), h("span", { class: "seat-dot", style: `background:${st.seats[i].colour}` }, labels[i]),
       h("span", { class: "seat-name" }, st.seats[i].name), h("span", { class: "muted" }, `on square ${st.positions[i]} of ${n}`))));
-    $("result-note").textContent = `${st.turn} turns played.` + (st.game_id ? ` Stored as game #${st.game_id}.` : "");
-    $("see-analysis").hidden = !st.game_id;
-    $("see-analysis").href = `/games/${st.game_id}`;
+    showStored();
     $("rematch").hidden = st.status !== "over" || !rematchSecret();
     $("result").hidden = false;
     document.body.dataset.result = "shown";
+  }
+
+  function showStored() {  // the game's number and page, once it is stored
+    $("result-note").textContent = `${st.turn} turns played.` + (st.game_id ? ` Stored as game #${st.game_id}.` : "");
+    $("see-analysis").hidden = !st.game_id;
+    $("see-analysis").href = `/games/${st.game_id}`;
   }
 
   // --- rematch: a new room with the same seats, rules and board (online: every seat asks) ----------
