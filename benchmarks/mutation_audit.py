@@ -1252,6 +1252,35 @@ MUTANTS += [
         "            if end in jumps and end > start:\n                raise BoardError(",
         _named("test_board.py", "test_a_jump_ending_on_another_jumps_start_is_refused_without_chain"),
     ),
+    # ---- web/timing.py: the server's own time per message (the load benchmark's figures)
+    (
+        "web",
+        "web/timing.py",
+        "        if k < self.size:\n            self.samples[k] = x",
+        "        if k < 0:\n            self.samples[k] = x",
+        _named("test_web_timing.py", "test_reservoir_percentiles_and_bound"),
+    ),
+    (
+        "web",
+        "web/timing.py",
+        "return xs[min(len(xs) - 1, max(0, int(-(-p * len(xs) // 100)) - 1))] * 1e3",
+        "return xs[min(len(xs) - 1, max(0, int(p * len(xs) // 100)))] * 1e3",
+        _named("test_web_timing.py", "test_reservoir_percentiles_and_bound"),
+    ),
+    (
+        "web",
+        "web/timing.py",
+        '        self.kind = "interrupted"  # until the handling returns its kind',
+        '        self.kind = ""  # until the handling returns its kind',
+        _named("test_web_timing.py", "test_a_handling_that_raises_is_counted_as_interrupted"),
+    ),
+    (
+        "web",
+        "web/timing.py",
+        '        series["rest"].add(total - span.write)',
+        '        series["rest"].add(total)',
+        _named("test_web_timing.py", "test_a_span_ends_with_its_last_frame_and_keeps_the_write_apart"),
+    ),
 ]
 
 
