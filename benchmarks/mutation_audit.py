@@ -40,13 +40,7 @@ ENGINE = ["tests/test_game.py", "tests/test_verify.py", "tests/test_record.py"]
 SIM = ["tests/test_simulate.py", "tests/test_crosscheck.py"]
 RACES = ["tests/test_race.py", "tests/test_race_bump.py"]
 VERIFY = ["tests/test_verify.py", "tests/test_record_edits.py"]
-#: each check's power test first (the file's statistical tests take minutes before them), then the file
-CROSS = [
-    "tests/test_crosscheck.py::test_holm_adjustment",
-    *(f"tests/test_crosscheck.py::test_power_{n}_alone" for n in ("mean_turns", "mean_rolls", "turn_distribution")),
-    "tests/test_crosscheck.py::test_power_landings_alone",
-    "tests/test_crosscheck.py",
-]
+CROSS = ["tests/test_crosscheck.py"]
 CLI = [
     "tests/test_hostile_inputs.py",
     "tests/test_cli_analyze.py",
