@@ -9,7 +9,8 @@ a ratio, both sides are measured in the same run.
 |---|---|
 | ``expected_turns``, ``Board.random(n, rng=1)``, app rules, n = 10^6 | < 1 s |
 | ``expected_turns``, one snake over the whole board, 10^6 and 5x10^6 | runs; time ratio near 5 (linear) |
-| the same, n = 10^7 | < 15 s and < 4 GB |
+| the same, n = 10^7 | < 15 s, < 10 s CPU and < 2.5 GB (issue 21) |
+| the same at 10^3 to 10^6 against ``turn_model`` + scipy's ``spsolve`` on ``I - Q`` (by hand) | >= 2x (CPU time, issue 21) |
 | the same, 10^6, the whole matrix in one SuperLU (the old path) | baseline of the row above |
 | ``analyze()`` at 10^6 squares | < 3 s and < 1 GB |
 | ``hit_probability``, 10^4, 10^5 and 10^6 squares | < 2 s, < 30 s; 10^6: < 8 s and < 1.5 GB (issue 21) |
@@ -25,6 +26,7 @@ Usage::
     python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~3 GB)
     python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing or 4-player race
     python benchmarks/bench_scale.py --json out.json
+    python benchmarks/bench_scale.py --only turns-1e6 --baseline-tree /work/main   # old code against new, alternately
 """
 
 from __future__ import annotations
@@ -38,8 +40,17 @@ import sys
 import time
 
 CASES: dict[str, dict] = {
+    "turns-1e3": dict(what="expected_turns, Board.random, app", size=10**3),
+    "turns-1e4": dict(what="expected_turns, Board.random, app", size=10**4),
+    "turns-1e5": dict(what="expected_turns, Board.random, app", size=10**5),
     "turns-1e6": dict(what="expected_turns, Board.random, app", size=10**6, target_s=1.0),
-    "turns-1e7": dict(what="expected_turns, Board.random, app", size=10**7, target_s=15.0, target_mb=4096),
+    "turns-1e7": dict(
+        what="expected_turns, Board.random, app", size=10**7, target_s=15.0, target_mb=2560, target_cpu_s=10.0
+    ),
+    "spsolve-1e3": dict(what="the same by turn_model + scipy's spsolve on I - Q", size=10**3),
+    "spsolve-1e4": dict(what="the same by scipy's spsolve", size=10**4),
+    "spsolve-1e5": dict(what="the same by scipy's spsolve", size=10**5),
+    "spsolve-1e6": dict(what="the same by scipy's spsolve", size=10**6),
     "turns-1e6-one-superlu": dict(what="same, one SuperLU (old path)", size=10**6),
     "turns-long-1e6": dict(what="expected_turns, one snake N-10 -> 10 (no clean point), app", size=10**6),
     "turns-long-5e6": dict(what="the same, 5x10^6 (old path: MemoryError)", size=5 * 10**6),
@@ -62,6 +73,7 @@ CASES: dict[str, dict] = {
 }
 QUICK_SKIP = {
     "turns-1e7",
+    "spsolve-1e6",
     "turns-long-5e6",
     "hit-1e5",
     "hit-1e6",
@@ -99,6 +111,13 @@ def _child(name: str, repeat: int) -> dict:
         b[-1] = 0.0
         return float(factorize(a).solve(b, trans="T")[0])
 
+    def by_spsolve():  # what a user would write: the public turn model, I - Q, scipy's spsolve
+        import scipy.sparse as sp
+        import scipy.sparse.linalg as spla
+
+        q = snl.turn_model(board, rules).matrix[:size, :size]
+        return float(spla.spsolve((sp.identity(size, format="csr") - q).tocsc(), np.ones(size))[0])
+
     def jungle():
         a = snl.analyze(board)
         a.length, a.hit_probability, a.landings, a.position_distributions(100)
@@ -107,6 +126,7 @@ def _child(name: str, repeat: int) -> dict:
     fns = {
         "turns": lambda: expected_turns(board, rules),
         "turns-1e6-one-superlu": one_superlu,
+        "spsolve": by_spsolve,
         "analyze": lambda: snl.analyze(board, rules).expected_turns,
         "hit": lambda: float(hit_probabilities(board, rules)[size]),
         "jungle": jungle,
@@ -142,15 +162,17 @@ def _child(name: str, repeat: int) -> dict:
     }
 
 
-def _run(name: str, repeat: int) -> dict:
+def _run(name: str, repeat: int, tree: str | None = None) -> dict:
     env = dict(os.environ)
+    if tree:  # the same case on another checkout (old code against new, in the same run)
+        env["PYTHONPATH"] = os.path.abspath(tree)
     if name == "jungle-one-blas":
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     else:
         for key in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.pop(key, None)
-    cmd = [sys.executable, __file__, "--child", name, "--repeat", str(repeat)]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--repeat", str(repeat)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["?"])[-1]
         return {"error": tail}
@@ -168,6 +190,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", nargs="*", help="case names to run")
     ap.add_argument("--json")
+    ap.add_argument(
+        "--baseline-tree", metavar="PATH", help="also run every case on the checkout at PATH, alternately (old vs new)"
+    )
     args = ap.parse_args()
     if args.child:
         print(json.dumps(_child(args.child, args.repeat)))
@@ -178,27 +203,23 @@ def main() -> int:
     print("| case | size | best | median | first | CPU | peak RSS | target | met? |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
+        if args.baseline_tree:
+            _row(f"{name} (baseline tree)", CASES[name], _run(name, args.repeat, args.baseline_tree))
         r = results[name] = _run(name, args.repeat)
-        c = CASES[name]
-        if "error" in r:
-            print(f"| {c['what']} | {c['size']:,} | error: {r['error']} | | | | | | no |", flush=True)
-            continue
-        target, met = "-", "-"
-        if "target_s" in c:
-            target = f"< {_fmt_s(c['target_s'])}" + (f", < {c['target_mb']} MB" if "target_mb" in c else "")
-            ok = r["best_s"] < c["target_s"] and r["peak_mb"] < c.get("target_mb", float("inf"))
-            met = "yes" if ok else "no"
-        print(
-            f"| {c['what']} | {c['size']:,} | {_fmt_s(r['best_s'])} | {_fmt_s(r['median_s'])} | "
-            f"{_fmt_s(r['first_s'])} | {_fmt_s(r['cpu_s'])} | {r['peak_mb']:.0f} MB | {target} | {met} |",
-            flush=True,
-        )
+        _row(name, CASES[name], r)
     missed = [n for n in names if results[n].get("error") or _missed(CASES[n], results[n])]
     ratios = []
     if {"turns-1e6", "turns-1e6-one-superlu"} <= results.keys() and "error" not in results["turns-1e6"]:
         old, new = results["turns-1e6-one-superlu"], results["turns-1e6"]
         if "error" not in old:
             ratios.append(f"expected_turns 10^6: one SuperLU / blocks = {old['best_s'] / new['best_s']:.2f}x")
+    for size in ("1e3", "1e4", "1e5", "1e6"):  # issue 21: expected_turns >= 2x scipy's spsolve at every size
+        ours, theirs = results.get(f"turns-{size}"), results.get(f"spsolve-{size}")
+        if ours and theirs and "error" not in ours and "error" not in theirs:
+            ratio = theirs["cpu_s"] / ours["cpu_s"]
+            ratios.append(f"expected_turns {size}: spsolve / ours = {ratio:.2f}x CPU (target >= 2x)")
+            if ratio < 2.0:
+                missed.append(f"spsolve-{size} ratio")
     if {"turns-long-1e6", "turns-long-5e6"} <= results.keys():
         a, b = results["turns-long-1e6"], results["turns-long-5e6"]
         if "error" not in a and "error" not in b:
@@ -227,10 +248,33 @@ def main() -> int:
     return 1 if missed else 0
 
 
+def _row(name: str, c: dict, r: dict) -> None:
+    """Print one case's row of the table."""
+    if "error" in r:
+        print(f"| {c['what']} | {c['size']:,} | error: {r['error']} | | | | | | no |", flush=True)
+        return
+    target, met = "-", "-"
+    if "target_s" in c:
+        target = f"< {_fmt_s(c['target_s'])}" + (f", < {c['target_mb']} MB" if "target_mb" in c else "")
+        if "target_cpu_s" in c:
+            target += f", CPU < {_fmt_s(c['target_cpu_s'])}"
+        met = "no" if _missed(c, r) else "yes"
+    what = c["what"] + (" (baseline tree)" if name.endswith("(baseline tree)") else "")
+    print(
+        f"| {what} | {c['size']:,} | {_fmt_s(r['best_s'])} | {_fmt_s(r['median_s'])} | "
+        f"{_fmt_s(r['first_s'])} | {_fmt_s(r['cpu_s'])} | {r['peak_mb']:.0f} MB | {target} | {met} |",
+        flush=True,
+    )
+
+
 def _missed(case: dict, r: dict) -> bool:
     if "target_s" not in case:
         return False
-    return not (r["best_s"] < case["target_s"] and r["peak_mb"] < case.get("target_mb", float("inf")))
+    return not (
+        r["best_s"] < case["target_s"]
+        and r["peak_mb"] < case.get("target_mb", float("inf"))
+        and r["cpu_s"] < case.get("target_cpu_s", float("inf"))
+    )
 
 
 if __name__ == "__main__":

@@ -207,3 +207,61 @@ def test_diagonal_block_equals_scipy_slicing():
         d = _diagonal_block(_row_slice(a, lo, hi), lo, hi)
         assert d.indptr[-1] == d.data.size == d.indices.size
         np.testing.assert_array_equal(d.toarray(), a[lo:hi, lo:hi].toarray())
+
+
+# ------------------------------------------------------------- expected turns, rows built block by block
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset_name or repr(r)[:40])
+@pytest.mark.parametrize("rows", [40, 300])
+def test_blocks_built_on_the_fly_agree_with_one_superlu(rules, rows):
+    from snlmarkov.chain.solve import _expected_turns_by_blocks
+
+    board = Board.random(1500, rng=5)
+    a = _turn_system(board, rules)
+    want = float(_reference(a, _ones_but_last(board))[0])
+    assert _expected_turns_by_blocks(board, rules, rows=rows) == pytest.approx(want, rel=1e-10)
+
+
+def test_blocks_built_on_the_fly_equal_the_exact_fraction():
+    from snlmarkov import exact_expected_turns
+    from snlmarkov.chain.solve import _expected_turns_by_blocks
+
+    board = Board(100, {95: 2, 70: 40, 60: 30, 25: 20, 16: 3, 6: 17})
+    for rules in (Rules.preset("plain"), Rules()):
+        want = float(exact_expected_turns(board, rules))
+        assert _expected_turns_by_blocks(board, rules, rows=16) == pytest.approx(want, rel=1e-12)
+
+
+def test_blocks_built_on_the_fly_hand_over_to_the_whole_matrix(monkeypatch):
+    """A stretch without a clean point past CUT_ROWS, or a row without a move up: the whole system is built."""
+    from snlmarkov import UnwinnableBoardError, exact_expected_turns
+    from snlmarkov.chain import solve
+
+    board = Board(200, {190: 2, 150: 100, 120: 60})
+    monkeypatch.setattr(solve, "CUT_ROWS", 40)
+    plain = Rules.preset("plain")
+    assert solve._expected_turns_by_blocks(board, plain, rows=16) is None  # 190 -> 2 spans the board
+    assert expected_turns(board, plain) == pytest.approx(float(exact_expected_turns(board, plain)), rel=1e-12)
+    trap = Board(6, {3: 1, 4: 2})  # faces 2: from 1 and 2 every move slides back into {1, 2}
+    rules = Rules.preset("plain").replace(faces=2)
+    assert solve._expected_turns_by_blocks(trap, rules, rows=2) is None
+    with pytest.raises(UnwinnableBoardError):
+        expected_turns(trap, rules)
+
+
+def test_solve_by_row_blocks_against_a_dense_solve():
+    from snlmarkov.chain.solve import solve_by_row_blocks
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(2, 60))
+        q = sp.random(n, n, density=0.2, random_state=int(rng.integers(2**31))).toarray()
+        q = np.triu(q, -int(rng.integers(0, 4)))  # short backward moves only: many clean points
+        q /= 2 * np.maximum(q.sum(axis=1, keepdims=True), 1.0)
+        q[-1] = 0.0  # the last state absorbs
+        a = sp.csr_matrix(np.eye(n) - q)
+        b = rng.random(n)
+        b[-1] = 0.0
+        want = np.linalg.solve(a.toarray()[:-1, :-1], b[:-1])
+        got = solve_by_row_blocks(lambda lo, hi, a=a: a[lo:hi], n - 1, b, rows=int(rng.integers(1, 8)))
+        np.testing.assert_allclose(got[:-1], want, rtol=1e-12, atol=1e-14)
+        assert got[-1] == 0.0

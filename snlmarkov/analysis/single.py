@@ -359,19 +359,25 @@ class Analysis:
 def expected_turns(board: Board, rules: Rules | None = None, *, policy: Policy | None = None) -> float:
     """Expected number of turns from square 0 (the fast path for large boards).
 
-    The matrix ``I - M`` is built straight into sparse form (no landings, no
-    labels, no copies), checked for squares that cannot finish, and solved
-    once by :func:`~snlmarkov.chain.solve.solve_blocks` (block back
-    substitution, one SuperLU factorisation of one diagonal block at a
-    time); only the squares the token can reach from 0 are kept when some
-    square elsewhere cannot finish.
+    The rows of ``I - M`` are built a block at a time from the finish down,
+    each block cut at its lowest clean point, factorised by SuperLU, solved
+    by block back substitution and dropped
+    (:func:`~snlmarkov.chain.solve.solve_by_row_blocks`): the whole matrix
+    is never held. When some square has no move to a higher one (then some
+    square may be unable to finish) or a stretch without a clean point is
+    longer than :data:`~snlmarkov.chain.solve.CUT_ROWS` rows, the whole
+    ``I - M`` is built instead, checked for squares that cannot finish (only
+    the squares the token can reach from 0 are kept when some square
+    elsewhere cannot finish) and solved by
+    :func:`~snlmarkov.chain.solve.solve_blocks`.
 
     Cost: linear in the board size on boards whose snakes are short (the
-    matrix is then block upper triangular with small blocks): time and
-    memory O(nnz(I - M)), about 15 entries a square under the app rules,
-    with no size limit but memory (measured: 10^7 squares, see
-    ``benchmarks/bench_scale.py``). A board whose snakes cover it end to end
-    is one block, factorised by SuperLU as a whole.
+    matrix is then block upper triangular with small blocks): time
+    O(nnz(I - M)), about 15 entries a square under the app rules, memory
+    O(N) for the solution plus one block of rows (measured: 10^7 squares,
+    see ``benchmarks/bench_scale.py``). A board whose snakes cover it end to
+    end is one block, factorised by SuperLU as a whole or cut by
+    :class:`~snlmarkov.chain.solve.BlockLU`.
 
     Raises
     ------
@@ -385,11 +391,14 @@ def expected_turns(board: Board, rules: Rules | None = None, *, policy: Policy |
     39.225122308
     """
     from ..chain.model import _turn_system, _turn_system_states
-    from ..chain.solve import solve_blocks
+    from ..chain.solve import _expected_turns_by_blocks, solve_blocks
 
     board, rules = board_arg(board), rules_arg(rules)
     if policy is not None:
         return analyze(board, rules, policy=policy).expected_turns
+    found = _expected_turns_by_blocks(board, rules)
+    if found is not None:
+        return found
     a = _turn_system(board, rules)
     states = _turn_system_states(board, a)
     if states.size < a.shape[0]:

@@ -299,7 +299,8 @@ def _slots(
         stay = over
         t[stay] = -1
     landing = t
-    square = dest[np.maximum(t, 0)] if base is None else dest[base + np.maximum(t, 0)]
+    # -1 (no landing) reads dest[0], as any square below 0 would: it is overwritten below
+    square = np.take(dest, t, mode="clip") if base is None else dest[base + np.maximum(t, 0)]
     if cols.zero:  # a move of 0 moves nothing and lands nowhere
         landing[:, 0] = -1
         square[:, 0] = cur

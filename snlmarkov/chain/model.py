@@ -293,8 +293,7 @@ def _turn_system(board: Board, rules: Rules) -> sp.csr_matrix:
     """
     rules.check_board(board)
     n = board.size
-    rows = _turn_rows(board, rules, landings=False, rolls=False, minus_identity=True)
-    np.negative(rows.data, out=rows.data)
+    rows = _turn_rows(board, rules, landings=False, rolls=False, system=True)
     a = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(n + 1, n + 1))
     a.has_canonical_format = True
     return a
@@ -313,6 +312,19 @@ def _turn_system_states(board: Board, a: sp.csr_matrix) -> np.ndarray:
     reach = breadth_first_order(a, 0, directed=True, return_predecessors=False)
     _refuse_stuck(board, reach[~finishable[reach]], np.arange(n + 1))
     return np.sort(reach)
+
+
+def _rows_climb(blk: sp.csr_matrix, lo: int) -> bool:
+    """Whether every row of ``blk`` (canonical CSR, rows ``lo..``) has a nonzero entry right of its diagonal.
+
+    Then every square of the block can finish (see ``_ascends``).
+    """
+    nb = blk.shape[0]
+    ptr = blk.indptr
+    if np.any(ptr[1:] <= ptr[:-1]):
+        return False
+    last = ptr[1:] - 1
+    return bool(np.all(blk.indices[last] > np.arange(lo, lo + nb)) and np.all(blk.data[last] != 0))
 
 
 class _TurnRows(NamedTuple):
@@ -359,159 +371,233 @@ def turn_landings(board: Board, rules: Rules, weights: np.ndarray) -> np.ndarray
     return _turn_rows(board, rules, landings=False, rolls=False, landing_weights=weights).landings[2]
 
 
-def _turn_rows(  # noqa: C901, PLR0915
+def _turn_rows(
     board: Board,
     rules: Rules,
     *,
     landings: bool = True,
     rolls: bool = True,
-    minus_identity: bool = False,
+    system: bool = False,
     landing_weights: np.ndarray | None = None,
 ) -> _TurnRows:
     """Build the turn-level matrix row block by row block, straight into CSR form.
 
-    Every path of rolls a turn can take from square ``p`` is followed one
-    roll (level) at a time; each row keeps one live path per level (only a
-    six continues a turn, and one roll has one six). Level ``l`` writes the
-    turn-ending outcomes of row ``p`` into the slots ``l*f .. l*f+f-1`` of a
-    ``(rows, levels*f)`` table, so that its outcomes read row by row are the
-    CSR row with duplicates; scipy's row-wise sort-and-sum makes it
-    canonical. No COO-to-CSR conversion, no global sort.
-
-    With ``minus_identity`` the arrays hold ``M - I`` instead, every diagonal
-    entry present, and the finish row is ``-e_N``: negated, the matrix
-    ``I - M`` with the finish made a unit row, ready for a solver. Without
+    The blocks are those of :meth:`_TurnPaths.rows`, written one after the
+    other into one buffer shrunk in place at the end. With ``system`` the
+    arrays hold ``I - M`` instead, every diagonal entry present, and the
+    finish row is ``e_N``: the matrix of :func:`_turn_system`. Without
     ``landings`` or ``rolls`` those come back empty (zeros). With
     ``landing_weights`` (one per row), ``landings`` is instead
     ``(empty, empty, weights @ landings)``: the weighted landings per
     square, summed as the paths are followed (no COO table is kept).
     """
-    n, f = board.size, len(rules.die.values)
-    itype = index_dtype(n + 2 * rules.die.top + 2)
-    dest = board.destination().astype(itype)
-    chained = chain_landings(board) if (landings or landing_weights is not None) else None
-    no_cap = rules.max_sixes is None
-    if no_cap and rules.bonus_on_six:  # levels until a run of sixes is rarer than NO_CAP_MASS
-        depth = no_cap_depth(rules.die)
-    elif no_cap:  # no bonus: a turn is one roll, or an entering six and one roll
-        depth = 2
-    else:
-        depth = int(rules.max_sixes or 0) + 1
-    est_levels = depth + 1 if (rules.bonus_on_six or rules.start_on_six) else 1
-    extra = int(no_cap) + int(minus_identity)
-    block = max(64, _BLOCK_SLOTS // (f * est_levels + extra))
-    max_levels = depth if rules.bonus_on_six else 1 + int(rules.start_on_six)
-    if landings and chained:  # each roll onto a chain lands on all of it: up to f per square and level
-        check_memory(
-            48.0 * max_levels * f * float(chained.depth.sum()),
-            f"the landings matrix of a {n:,}-square board with chains of up to {int(chained.depth.max()) + 1:,} jumps",
-        )
-    capacity = n * (max_levels * f + extra) + 1  # every slot an entry: shrunk at the end
-    out_idx = np.empty(capacity, dtype=index_dtype(capacity, n + 2))
+    paths = _TurnPaths(board, rules, landings=landings, rolls=rolls, system=system, landing_weights=landing_weights)
+    n = board.size
+    capacity = paths.capacity
+    out_idx = np.empty(capacity, dtype=paths.out_dtype)
     out_val = np.empty(capacity)
-    indptr = np.zeros(n + 2, dtype=out_idx.dtype)
+    indptr = np.zeros(n + 2, dtype=paths.out_dtype)
     nnz = 0
-    want_rolls = rolls
-    roll_counts = np.zeros(n + 1)
-    land_r, land_c, land_v = [], [], []
-    land_sum = np.zeros(n + 1)
-    chain_mass = np.zeros(n + 1)  # weight of rolls that took a jump whose end starts another
-
-    for lo in range(0, n, block):
-        hi = min(n, lo + block)
-        nb = hi - lo
-        live = slice(None)  # the rows with a live path: all of them, or an index array
-        cur = np.arange(lo, hi, dtype=itype)
-        origin = cur.copy()
-        sixes = np.zeros(nb, dtype=itype)
-        weight = np.ones(nb)
-        levels = []  # (rows, columns, end probabilities) per level
-        while True:
-            s = roll_slots(board, rules, cur, sixes, origin, dest=dest)
-            w = weight[:, None] * s.prob
-            levels.append((live, s.square, np.where(s.cont, 0.0, w)))
-            if landing_weights is not None:
-                hit = (s.landing >= 0) & (w > 0)
-                rows_w = landing_weights[lo:hi][live]
-                ww = rows_w[:, None] * w
-                land_sum += np.bincount(s.landing[hit], weights=ww[hit], minlength=n + 1)
-                if chained:  # a chain of jumps lands on every square where one acts: spread once, at the end
-                    took = hit & (s.square != s.landing)
-                    chain_mass += np.bincount(s.landing[took], weights=ww[took], minlength=n + 1)
-            if landings:
-                hit = (s.landing >= 0) & (w > 0)
-                rows_l = np.arange(lo, hi, dtype=itype)[live]
-                if chained:  # a chain of jumps lands on every square where one acts
-                    at, sq_l = all_landings(board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
-                    land_r.append(rows_l[at // f])
-                    land_c.append(sq_l)
-                    land_v.append(w.ravel()[at])
-                else:
-                    land_r.append(np.broadcast_to(rows_l[:, None], hit.shape)[hit])
-                    land_c.append(s.landing[hit])
-                    land_v.append(w[hit])
-            if no_cap and len(levels) >= depth:
-                break  # cut runs of sixes rarer than NO_CAP_MASS
-            keep = s.cont[:, f - 1]  # only the six (entering six included) continues a turn
-            n_keep = int(np.count_nonzero(keep))
-            if not n_keep:
-                break
-            cur, weight = s.square[:, f - 1], np.where(keep, w[:, f - 1], 0.0)
-            if 2 * n_keep < keep.size:  # few paths go on: follow only those
-                cur, weight = cur[keep], weight[keep]
-                origin, sixes = origin[keep], sixes[keep]
-                live = (np.arange(nb, dtype=itype)[live])[keep]
-            sixes = sixes + 1  # paths that ended go on with weight 0: no gather, no scatter
-
-        width = len(levels) * f
-        cols = np.empty((nb, width + extra), dtype=itype)
-        vals = np.zeros((nb, width + extra))
-        for lev, (rows_at, sq, ends) in enumerate(levels):
-            part = slice(lev * f, (lev + 1) * f)
-            if isinstance(rows_at, slice):
-                cols[:, part], vals[:, part] = sq, ends
-            else:  # the other rows keep value 0 there: no entry (their columns are never read)
-                cols[rows_at, part], vals[rows_at, part] = sq, ends
-        if want_rolls:
-            roll_count = np.zeros(width + extra)
-            roll_count[:width] = np.repeat(np.arange(1.0, len(levels) + 1), f)
-            roll_counts[lo:hi] = vals @ roll_count  # rolls of a turn = the level its path ended on
-        if no_cap:  # put the (< NO_CAP_MASS) mass of endless six runs back where the turn began
-            deficit = 1.0 - vals[:, :width].sum(axis=1)
-            cols[:, width] = np.arange(lo, hi, dtype=itype)
-            vals[:, width] = np.where(deficit > 0, deficit, 0.0)
-        if minus_identity:
-            cols[:, -1] = np.arange(lo, hi, dtype=itype)
-            vals[:, -1] = -1.0
-        valid = vals != 0
-        local_ptr = np.zeros(nb + 1, dtype=out_idx.dtype)
-        np.cumsum(np.count_nonzero(valid, axis=1), out=local_ptr[1:])
-        # the table read row by row is the CSR block with duplicates; scipy sorts each row and sums equal columns
-        blk = sp.csr_matrix((vals[valid], cols[valid].astype(out_idx.dtype, copy=False), local_ptr), shape=(nb, n + 1))
-        blk.sum_duplicates()
+    for lo in range(0, n, paths.block):
+        hi = min(n, lo + paths.block)
+        blk = paths.rows(lo, hi)
         k = blk.nnz
         out_idx[nnz : nnz + k] = blk.indices
         out_val[nnz : nnz + k] = blk.data
         indptr[lo + 1 : hi + 1] = nnz + blk.indptr[1:]
         nnz += k
-
-    out_idx[nnz] = n  # the finish is absorbing
-    out_val[nnz] = -1.0 if minus_identity else 1.0
+    out_idx[nnz] = n  # the finish is absorbing (a unit row of I - M too)
+    out_val[nnz] = 1.0
     nnz += 1
     indptr[n + 1] = nnz
     out_idx.resize(nnz, refcheck=False)  # give the unused capacity back (realloc, no copy)
     out_val.resize(nnz, refcheck=False)
-    if landing_weights is not None:
-        empty = np.zeros(0, dtype=itype)
-        if chained:
-            land_sum += chained.spread(chain_mass)
-        land = (empty, empty, land_sum)
-    elif landings and land_r:
-        land = (np.concatenate(land_r), np.concatenate(land_c), np.concatenate(land_v))
-    else:
-        empty = np.zeros(0, dtype=itype)
-        land = (empty, empty, np.zeros(0))
-    return _TurnRows(indptr, out_idx, out_val, roll_counts, land)
+    return _TurnRows(indptr, out_idx, out_val, paths.roll_counts, paths.landings_found())
+
+
+class _TurnPaths:
+    """Every path of rolls a turn can take, followed for a block of starting squares at a time.
+
+    :meth:`rows` gives the turn matrix's rows ``lo:hi`` as canonical CSR
+    (``I - M`` with ``system``). Every path of rolls a turn can take from
+    square ``p`` is followed one roll (level) at a time; each row keeps one
+    live path per level (only a six continues a turn, and one roll has one
+    six). Level ``l`` writes the turn-ending outcomes of row ``p`` into the
+    slots ``l*f .. l*f+f-1`` of a ``(rows, levels*f)`` table, so that its
+    outcomes read row by row are the CSR row with duplicates; scipy's
+    row-wise sort-and-sum makes it canonical. No COO-to-CSR conversion, no
+    global sort. The per-turn rolls (``rolls``) and the landings
+    (``landings``, or their sum weighted by ``landing_weights``) gather as
+    blocks are built: :attr:`roll_counts`, :meth:`landings_found`.
+    """
+
+    def __init__(
+        self,
+        board: Board,
+        rules: Rules,
+        *,
+        landings: bool = False,
+        rolls: bool = False,
+        system: bool = False,
+        landing_weights: np.ndarray | None = None,
+    ) -> None:
+        n, f = board.size, len(rules.die.values)
+        self.board, self.rules, self.n, self.f = board, rules, n, f
+        self.itype = index_dtype(n + 2 * rules.die.top + 2)
+        self.dest = board.destination().astype(self.itype)
+        self.chained = chain_landings(board) if (landings or landing_weights is not None) else None
+        self.no_cap = rules.max_sixes is None
+        if self.no_cap and rules.bonus_on_six:  # levels until a run of sixes is rarer than NO_CAP_MASS
+            self.depth = no_cap_depth(rules.die)
+        elif self.no_cap:  # no bonus: a turn is one roll, or an entering six and one roll
+            self.depth = 2
+        else:
+            self.depth = int(rules.max_sixes or 0) + 1
+        est_levels = self.depth + 1 if (rules.bonus_on_six or rules.start_on_six) else 1
+        self.extra = int(self.no_cap) + int(system)
+        self.block = max(64, _BLOCK_SLOTS // (f * est_levels + self.extra))
+        max_levels = self.depth if rules.bonus_on_six else 1 + int(rules.start_on_six)
+        if landings and self.chained:  # each roll onto a chain lands on all of it: up to f per square and level
+            check_memory(
+                48.0 * max_levels * f * float(self.chained.depth.sum()),
+                f"the landings matrix of a {n:,}-square board with chains of up to "
+                f"{int(self.chained.depth.max()) + 1:,} jumps",
+            )
+        self.slots = max_levels * f + self.extra  # slots a row can use
+        self.capacity = n * self.slots + 1  # every slot an entry
+        self.out_dtype = index_dtype(self.capacity, n + 2)
+        self.landings, self.rolls, self.system = landings, rolls, system
+        self.landing_weights = landing_weights
+        self.roll_counts = np.zeros(n + 1)
+        self._land: tuple[list, list, list] = ([], [], [])
+        weighted = landing_weights is not None
+        self._land_sum = np.zeros(n + 1 if weighted else 0)
+        self._chain_mass = np.zeros(n + 1 if weighted and self.chained else 0)
+        self._buffers: tuple[np.ndarray, np.ndarray] | None = None
+
+    def rows(self, lo: int, hi: int) -> sp.csr_matrix:  # noqa: C901, PLR0915
+        """Rows ``lo:hi`` (``0 <= lo < hi <= N``) of the turn matrix (or of ``I - M``), canonical CSR of width ``N + 1``."""
+        board, rules, n, f, itype, dest = self.board, self.rules, self.n, self.f, self.itype, self.dest
+        no_cap, depth, extra, system = self.no_cap, self.depth, self.extra, self.system
+        nb = hi - lo
+        cols, vals = self._tables(nb)
+        live: Any = slice(None)  # the rows with a live path: all of them, or an index array
+        cur = np.arange(lo, hi, dtype=itype)
+        origin = cur.copy()
+        sixes = np.zeros(nb, dtype=itype)
+        weight = np.ones(nb)
+        want_land = self.landings or self.landing_weights is not None
+        n_levels = 0
+        while True:
+            s = roll_slots(board, rules, cur, sixes, origin, dest=dest)
+            part = slice(n_levels * f, (n_levels + 1) * f)
+            n_levels += 1
+            six = s.cont[:, f - 1]  # only the six (entering six included) continues a turn
+            if isinstance(live, slice) and not want_land:  # every row: the outcomes go straight into the slots
+                cols[:, part] = s.square
+                w = vals[:, part]
+                # I - M holds the negated entries: (-w) p is -(w p) exactly, and a sum of negated terms the negated sum
+                np.multiply((-weight if system else weight)[:, None], s.prob, out=w)
+                weight = np.where(six, -w[:, f - 1] if system else w[:, f - 1], 0.0)  # the weight going on
+                np.copyto(w[:, f - 1], 0.0, where=six)  # a six that goes on ends nothing here
+            else:  # the other rows keep value 0 there: no entry (their columns are never read)
+                w = weight[:, None] * s.prob
+                if want_land:
+                    self._land_level(lo, hi, live, s, w)
+                weight = np.where(six, w[:, f - 1], 0.0)
+                vals[:, part] = 0.0
+                cols[live, part] = s.square
+                ends = np.where(s.cont, 0.0, w)
+                vals[live, part] = -ends if system else ends
+            if no_cap and n_levels >= depth:
+                break  # cut runs of sixes rarer than NO_CAP_MASS
+            n_keep = int(np.count_nonzero(six))
+            if not n_keep:
+                break
+            cur = s.square[:, f - 1]
+            if 2 * n_keep < six.size:  # few paths go on: follow only those
+                cur, weight = cur[six], weight[six]
+                origin, sixes = origin[six], sixes[six]
+                live = (np.arange(nb, dtype=itype)[live])[six]
+            sixes = sixes + 1  # paths that ended go on with weight 0: no gather, no scatter
+
+        width = n_levels * f
+        cols, vals = cols[:, : width + extra], vals[:, : width + extra]
+        if self.rolls:
+            roll_count = np.repeat(np.arange(1.0, n_levels + 1), f)
+            counts = vals[:, :width] @ roll_count  # rolls of a turn = the level its path ended on
+            self.roll_counts[lo:hi] = -counts if system else counts
+        diag = np.arange(lo, hi, dtype=itype)
+        if no_cap:  # put the (< NO_CAP_MASS) mass of endless six runs back where the turn began
+            total = vals[:, :width].sum(axis=1)
+            cols[:, width] = diag
+            if system:  # the entries are negated: -(1 - sum) where that is below 0
+                deficit = -1.0 - total
+                vals[:, width] = np.where(deficit < 0, deficit, 0.0)
+            else:
+                deficit = 1.0 - total
+                vals[:, width] = np.where(deficit > 0, deficit, 0.0)
+        if system:
+            cols[:, -1] = diag
+            vals[:, -1] = 1.0
+        valid = vals != 0
+        local_ptr = np.zeros(nb + 1, dtype=self.out_dtype)
+        np.cumsum(np.count_nonzero(valid, axis=1), out=local_ptr[1:])
+        at = np.flatnonzero(valid)  # the entries, row by row (one index array for both tables)
+        # the table read row by row is the CSR block with duplicates; scipy sorts each row and sums equal columns
+        data = (vals.ravel() if vals.flags.c_contiguous else vals.reshape(-1)).take(at)
+        indices = (cols.ravel() if cols.flags.c_contiguous else cols.reshape(-1)).take(at)
+        blk = sp.csr_matrix((data, indices.astype(self.out_dtype, copy=False), local_ptr), shape=(nb, n + 1))
+        blk.sum_duplicates()
+        return blk
+
+    def _tables(self, nb: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``(rows, slots)`` column and value tables of a block of ``nb`` rows, in buffers kept between blocks.
+
+        Reusing them saves the first touch of fresh memory pages on every block.
+        """
+        width = self.slots
+        if self._buffers is None or self._buffers[0].size < nb * width:
+            size = max(nb, min(self.block, self.n)) * width
+            self._buffers = (np.empty(size, dtype=self.itype), np.empty(size))
+        return self._buffers[0][: nb * width].reshape(nb, width), self._buffers[1][: nb * width].reshape(nb, width)
+
+    def _land_level(self, lo: int, hi: int, live: Any, s: Any, w: np.ndarray) -> None:
+        """Gather the landings of one level of rolls from rows ``lo:hi`` (``w``: the weights of its outcomes)."""
+        n, f, chained = self.n, self.f, self.chained
+        hit = (s.landing >= 0) & (w > 0)
+        if self.landing_weights is not None:
+            rows_w = self.landing_weights[lo:hi][live]
+            ww = rows_w[:, None] * w
+            self._land_sum += np.bincount(s.landing[hit], weights=ww[hit], minlength=n + 1)
+            if chained:  # a chain of jumps lands on every square where one acts: spread once, at the end
+                took = hit & (s.square != s.landing)
+                self._chain_mass += np.bincount(s.landing[took], weights=ww[took], minlength=n + 1)
+        if self.landings:
+            rows_l = np.arange(lo, hi, dtype=self.itype)[live]
+            land_r, land_c, land_v = self._land
+            if chained:  # a chain of jumps lands on every square where one acts
+                at, sq_l = all_landings(self.board, np.where(hit, s.landing, -1).ravel(), s.square.ravel(), chained)
+                land_r.append(rows_l[at // f])
+                land_c.append(sq_l)
+                land_v.append(w.ravel()[at])
+            else:
+                land_r.append(np.broadcast_to(rows_l[:, None], hit.shape)[hit])
+                land_c.append(s.landing[hit])
+                land_v.append(w[hit])
+
+    def landings_found(self) -> tuple:
+        """The landings gathered so far: ``(rows, cols, values)``, or ``(empty, empty, weighted sums)``."""
+        empty = np.zeros(0, dtype=self.itype)
+        if self.landing_weights is not None:
+            land_sum = self._land_sum
+            if self.chained:
+                land_sum = land_sum + self.chained.spread(self._chain_mass)
+            return (empty, empty, land_sum)
+        land_r, land_c, land_v = self._land
+        if self.landings and land_r:
+            return (np.concatenate(land_r), np.concatenate(land_c), np.concatenate(land_v))
+        return (empty, empty, np.zeros(0))
 
 
 def turn_model(board: Board, rules: Rules | None = None, *, check: bool = True) -> TransitionModel:
@@ -629,9 +715,25 @@ def roll_model(board: Board, rules: Rules | None = None, *, check: bool = True) 
     n = board.size
     tr = roll_transitions(board, rules)
     size = tr.size
-    matrix = sp.csr_matrix((np.append(tr.prob, 1.0), (np.append(tr.src, n), np.append(tr.tgt, n))), shape=(size, size))
+    # the entries come state by state: CSR straight away (the finish's unit entry put in its place), then sorted and
+    # summed row by row, as a conversion from COO would
+    cut = int(np.searchsorted(tr.src, n))
+    counts = np.bincount(tr.src, minlength=size)
+    counts[n] = 1
+    indptr = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.concatenate([tr.tgt[:cut], [n], tr.tgt[cut:]])
+    matrix = sp.csr_matrix((np.concatenate([tr.prob[:cut], [1.0], tr.prob[cut:]]), indices, indptr), shape=(size, size))
+    matrix.sum_duplicates()
     at = tr.landed_at
-    landings = sp.csr_matrix((tr.prob[at], (tr.src[at], tr.landed_on)), shape=(size, n + 1))
+    if at.size == np.count_nonzero(tr.landing >= 0):  # no chained landings: they too come state by state
+        counts = np.bincount(tr.src[at], minlength=size)
+        indptr = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        landings = sp.csr_matrix((tr.prob[at], tr.landed_on, indptr), shape=(size, n + 1))
+        landings.sum_duplicates()
+    else:
+        landings = sp.csr_matrix((tr.prob[at], (tr.src[at], tr.landed_on)), shape=(size, n + 1))
     rolls = np.ones(size)
     rolls[n] = 0.0
     turn_start = np.zeros(size, dtype=bool)
@@ -684,44 +786,39 @@ def _forfeit_states(board: Board, rules: Rules, levels: int) -> tuple[np.ndarray
 
 
 def roll_transitions(board: Board, rules: Rules) -> RollTransitions:
-    """The raw transitions of :func:`roll_model`, with the landing of each."""
+    """The raw transitions of :func:`roll_model`, with the landing of each.
+
+    Read off the tables of :func:`roll_chain` (built block by block), in
+    :func:`roll_model`'s numbering: entries state by state, each state's
+    outcomes in the order of the die's values. Memory: the tables (about 16
+    bytes per slot) and the entries (about 40 bytes each).
+    """
     rules.check_board(board)
     n = board.size
-    levels = 1 if rules.max_sixes is None else rules.max_sixes
     forfeit = rules.on_cap == "forfeit" and rules.max_sixes is not None
-
-    # in-turn states: square, sixes, origin (origin only under forfeit)
-    if forfeit:
-        mid_sq, mid_s, mid_o, lookup = _forfeit_states(board, rules, levels)
-    else:
-        mid_sq = np.tile(np.arange(n, dtype=np.int64), levels)
-        mid_s = np.repeat(np.arange(1, levels + 1, dtype=np.int64), n)
-        mid_o = np.full(mid_sq.size, -1, dtype=np.int64)
-
-    sq = np.concatenate([np.arange(n, dtype=np.int64), mid_sq])  # all non-absorbing states
-    six = np.concatenate([np.zeros(n, dtype=np.int64), mid_s])
-    orig = np.concatenate([np.arange(n, dtype=np.int64) if forfeit else np.full(n, -1, dtype=np.int64), mid_o])
-    state_index = np.concatenate([np.arange(n), n + 1 + np.arange(mid_sq.size)])
-
-    origin = np.where(six == 0, sq, orig)  # a turn-start state is its own origin
-    out = one_roll(board, rules, sq, six, origin)
-    src = state_index[out.index]
-    nxt_six = np.minimum(six[out.index] + 1, levels)
-    if forfeit:
-        tgt_mid = lookup[nxt_six, origin[out.index]]
-    else:
-        tgt_mid = n + 1 + (nxt_six - 1) * n + out.square
-    tgt = np.where(out.cont, tgt_mid, out.square)
-    if np.any(tgt < 0):  # guards the forfeit lookup; never expected
-        raise ModelError("roll model: a turn reached an in-turn state that was not enumerated")
-    start_sq = np.arange(n + 1, dtype=np.int64)
-    squares = np.concatenate([start_sq, mid_sq])
-    sixes = np.concatenate([np.zeros(n + 1, dtype=np.int64), mid_s])
-    origins = np.concatenate([start_sq if forfeit else np.full(n + 1, -1, dtype=np.int64), mid_o])
-    landed_at, landed_on = all_landings(board, out.landing, out.square)
-    return RollTransitions(
-        n + 1 + mid_sq.size, src, tgt, out.prob, out.landing, squares, sixes, origins, landed_at, landed_on
-    )
+    t = _roll_tables(board, rules)
+    k, f = t.prob.shape
+    size = k + 1
+    chain_of = np.empty(size, dtype=np.int64)  # the table row of each roll_model state (the finish has none)
+    chain_of[t.model] = np.arange(k)
+    rows = np.concatenate([np.arange(n, dtype=np.int64), np.arange(n + 1, size, dtype=np.int64)])
+    order = chain_of[rows]
+    prob = t.prob[order]
+    valid = prob > 0
+    src = np.broadcast_to(rows[:, None], valid.shape)[valid]
+    nxt = t.target[order][valid]
+    prob = prob[valid]
+    finish = nxt < 0  # an outcome (prob > 0) to no state is the finish
+    tgt = np.where(finish, n, t.model[np.maximum(nxt, 0)])
+    square = np.where(finish, n, t.squares[np.maximum(nxt, 0)])  # where the roll leaves the token
+    landing = t.landing[order][valid]
+    squares = np.empty(size, dtype=np.int64)
+    sixes = np.zeros(size, dtype=np.int64)
+    origins = np.empty(size, dtype=np.int64)
+    squares[t.model], sixes[t.model], origins[t.model] = t.squares, t.sixes, t.origins
+    squares[n], origins[n] = n, n if forfeit else -1
+    landed_at, landed_on = all_landings(board, landing, square)
+    return RollTransitions(size, src, tgt, prob, landing, squares, sixes, origins, landed_at, landed_on)
 
 
 class RollChain(NamedTuple):
@@ -764,11 +861,57 @@ def roll_chain(board: Board, rules: Rules) -> RollChain:
     """
     rules.check_board(board)
     check_model_memory(board, rules, "the roll chain", per_entry=40, levels=1 + (rules.max_sixes or 1))
+    t = _roll_tables(board, rules)
+    target, prob, landing, (ex_slot, ex_sq) = t.target, t.prob, t.landing, t.extra
+    k, f = prob.shape
+    itype = target.dtype
+    start = 0  # square 0 at the start of a turn comes first in square order
+    # the states the game reaches: a search over the outcomes (a state with none points at itself)
+    rows = np.repeat(np.arange(k, dtype=itype), f).reshape(k, f)
+    graph = sp.csr_matrix(
+        (prob.ravel(), np.where(target >= 0, target, rows).ravel(), np.arange(0, k * f + 1, f)), shape=(k, k)
+    )
+    del rows
+    seen = np.zeros(k, dtype=bool)
+    seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
+    del graph
+    if not seen.all():
+        target[~seen] = -1
+        prob[~seen] = 0.0
+        landing[~seen] = -1
+    if ex_slot.size:
+        keep = seen[ex_slot // f]
+        ex_slot, ex_sq = ex_slot[keep], ex_sq[keep]
+    system = _roll_system(target, prob, t.block)
+    return RollChain(t.squares, start, target, prob, landing, (ex_slot, ex_sq), system)
+
+
+class _RollTables(NamedTuple):
+    """Every roll of the roll-level chain as ``(states, values)`` tables, states in square order.
+
+    As in :class:`RollChain` (``target``, ``prob``, ``landing``, ``extra``),
+    for every state, reachable or not; ``model`` is each state's index in
+    :func:`roll_model`'s numbering, ``block`` the rows handled at once.
+    """
+
+    squares: np.ndarray
+    sixes: np.ndarray
+    origins: np.ndarray
+    model: np.ndarray
+    target: np.ndarray
+    prob: np.ndarray
+    landing: np.ndarray
+    extra: tuple[np.ndarray, np.ndarray]
+    block: int
+
+
+def _roll_tables(board: Board, rules: Rules) -> _RollTables:
+    """The tables of :func:`roll_chain` before the search for reachable states, built block by block."""
     n = board.size
     levels = 1 if rules.max_sixes is None else rules.max_sixes
     forfeit = rules.on_cap == "forfeit" and rules.max_sixes is not None
     f = len(rules.die.values)
-    sq, six, orig, lookup, rank = _square_order_states(board, rules, levels, forfeit)
+    sq, six, orig, lookup, rank, model = _square_order_states(board, rules, levels, forfeit)
     k = sq.size
     itype = index_dtype(k * f + f, n + 2 * rules.die.top + 2)
     dest = board.destination().astype(itype)
@@ -806,41 +949,25 @@ def roll_chain(board: Board, rules: Rules) -> RollChain:
             first = int(np.count_nonzero(land >= 0))  # all_landings lists the rolls' own landings first
             ex_slot.append(at[first:].astype(np.int64) + lo * f)
             ex_sq.append(on[first:])
-    start = 0  # square 0 at the start of a turn comes first in square order
-    # the states the game reaches: a search over the outcomes (a state with none points at itself)
-    rows = np.repeat(np.arange(k, dtype=itype), f).reshape(k, f)
-    graph = sp.csr_matrix(
-        (prob.ravel(), np.where(target >= 0, target, rows).ravel(), np.arange(0, k * f + 1, f)), shape=(k, k)
-    )
-    del rows
-    seen = np.zeros(k, dtype=bool)
-    seen[breadth_first_order(graph, start, directed=True, return_predecessors=False)] = True
-    del graph
-    if not seen.all():
-        target[~seen] = -1
-        prob[~seen] = 0.0
-        landing[~seen] = -1
     ex = (np.concatenate(ex_slot), np.concatenate(ex_sq)) if ex_slot else (np.zeros(0, np.int64), np.zeros(0, itype))
-    if ex[0].size:
-        keep = seen[ex[0] // f]
-        ex = (ex[0][keep], ex[1][keep])
-    system = _roll_system(target, prob, block)
-    return RollChain(sq, start, target, prob, landing, ex, system)
+    return _RollTables(sq, six, orig, model, target, prob, landing, ex, block)
 
 
 def _square_order_states(board: Board, rules: Rules, levels: int, forfeit: bool) -> tuple:
-    """The states of :func:`roll_chain` in square order: ``(squares, sixes, origins, lookup, rank)``.
+    """The states of :func:`roll_chain` in square order: ``(squares, sixes, origins, lookup, rank, model)``.
 
     Without ``forfeit`` state ``(p, s)`` is ``p * (levels + 1) + s`` (and
     ``lookup``, ``rank`` are None); under it the in-turn states are those of
     :func:`_forfeit_states`, and ``rank`` maps the numbering of
-    :func:`roll_model` to square order (-1: the finish).
+    :func:`roll_model` to square order (-1: the finish). ``model`` is the
+    inverse: each state's index in :func:`roll_model`'s numbering.
     """
     n = board.size
     if not forfeit:
         sq = np.repeat(np.arange(n, dtype=np.int64), levels + 1)
         six = np.tile(np.arange(levels + 1, dtype=np.int64), n)
-        return sq, six, np.full(sq.size, -1, dtype=np.int64), None, None
+        model = np.where(six == 0, sq, n + 1 + (six - 1) * n + sq)
+        return sq, six, np.full(sq.size, -1, dtype=np.int64), None, None, model
     mid_sq, mid_s, mid_o, lookup = _forfeit_states(board, rules, levels)
     sq = np.concatenate([np.arange(n, dtype=np.int64), mid_sq])
     six = np.concatenate([np.zeros(n, dtype=np.int64), mid_s])
@@ -850,7 +977,7 @@ def _square_order_states(board: Board, rules: Rules, levels: int, forfeit: bool)
     rt_index = np.concatenate([np.arange(n), n + 1 + np.arange(mid_sq.size)])
     rank[rt_index[order]] = np.arange(order.size)
     rank[n] = -1  # the finish
-    return sq[order], six[order], orig[order], lookup, rank
+    return sq[order], six[order], orig[order], lookup, rank, rt_index[order]
 
 
 def _roll_system(target: np.ndarray, prob: np.ndarray, block: int) -> sp.csr_matrix:

@@ -13,6 +13,7 @@ ordering, applied symmetrically so that the diagonal stays the pivot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -22,8 +23,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import breadth_first_order
 
+from ..board import Board
 from ..errors import SnlError
-from .model import TransitionModel, can_finish
+from ..rules import Rules
+from .model import TransitionModel, _rows_climb, _TurnPaths, can_finish
 
 __all__ = ["AbsorbingSystem"]
 
@@ -614,6 +617,103 @@ def solve_blocks(a: sp.spmatrix, b: np.ndarray, *, rows: int = BLOCK_ROWS) -> np
         x[lo:hi] = lu.solve(r, trans="T")
         del lu
     return x
+
+
+def solve_by_row_blocks(
+    rows_of: Callable[[int, int], sp.csr_matrix], n: int, b: np.ndarray, *, rows: int = BLOCK_ROWS
+) -> np.ndarray | None:
+    """``x`` with ``a x = b``, the rows of ``a`` built a block at a time, last block first, and dropped once solved.
+
+    ``a`` is square of the size of ``b``; its unknowns from ``n`` on are 0
+    (absorbing states: their rows are not asked for), and ``rows_of(lo,
+    hi)`` returns rows ``lo:hi`` of ``a`` (``hi <= n``) as canonical CSR.
+    From ``hi = n`` down, rows ``hi - rows .. hi`` are built and cut at
+    their lowest clean point ``lo`` (no row from ``lo`` on reaches a column
+    before it: :func:`block_bounds`); the diagonal block ``lo:hi`` is
+    factorised (:func:`factorize`) and solved by block back substitution,
+    and the rows below ``lo`` are built again with the next block. So the
+    whole of ``a`` is never held: memory is ``b``, ``x`` and one block.
+    Without a clean point among the rows built, the block is extended down
+    to the lowest column they reach; ``None`` when it would pass
+    :data:`CUT_ROWS` rows (build ``a`` and use :class:`BlockLU`, which cuts
+    long backward entries out).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> a = sp.csr_matrix(np.array([[1.0, -0.5, 0, 0], [-0.25, 1.0, -0.5, 0], [0, 0, 1.0, -0.5], [0, 0, 0, 1.0]]))
+    >>> b = np.array([1.0, 1.0, 1.0, 0.0])
+    >>> solve_by_row_blocks(lambda lo, hi: a[lo:hi], 3, b, rows=1).tolist()  # 1 -> 0 joins rows 0 and 1
+    [2.0, 2.0, 1.0, 0.0]
+    """
+    b = np.asarray(b, dtype=float)
+    x = np.zeros(b.shape)
+    rows = max(1, int(rows))
+    hi, size = int(n), rows
+    while hi > 0:
+        lo = max(0, hi - size)
+        blk = _canonical_csr(rows_of(lo, hi))
+        first = _first_columns(blk, lo)
+        suffix = np.minimum.accumulate(first[::-1])[::-1]
+        clean = np.flatnonzero(suffix >= np.arange(lo, hi))  # rows from hi on reach only columns >= hi
+        if not clean.size:  # no clean point: the block reaches at least down to the lowest column seen
+            size = max(2 * size, hi - int(first.min()))
+            if size > CUT_ROWS:
+                return None
+            continue
+        k = int(clean[0])
+        start = lo + k
+        part = _row_slice(blk, k, hi - lo)
+        r = b[start:hi] - part @ x  # x is still 0 on this block and before it
+        x[start:hi] = factorize(_diagonal_block(part, start, hi)).solve(r, trans="T")
+        hi, size = start, rows
+    return x
+
+
+class _Climbs(Exception):
+    """Raised by :func:`_expected_turns_by_blocks` when a row has no move to a higher square (the full check decides)."""
+
+
+def _expected_turns_by_blocks(board: Board, rules: Rules, *, rows: int | None = None) -> float | None:
+    """Expected turns from square 0, the rows of ``I - M`` built and solved a block at a time, last block first.
+
+    The system of :func:`~snlmarkov.chain.model._turn_system` is never held whole: each block of
+    rows is built (``_TurnPaths`` in :mod:`snlmarkov.chain.model`), cut at its lowest clean point
+    (:func:`solve_by_row_blocks`), factorised,
+    solved and dropped, so memory is O(N) for the solution plus one block.
+    ``None`` when this path does not apply and the caller must build the
+    whole system: some row has no move to a higher square (then the full
+    check decides which squares can finish) or a stretch without a clean
+    point is longer than :data:`CUT_ROWS`. ``rows``: rows built at once
+    (default: the builder's block, about a million slots).
+    """
+    rules.check_board(board)
+    n = board.size
+    paths = _TurnPaths(board, rules, system=True)
+
+    def rows_of(lo: int, hi: int) -> sp.csr_matrix:
+        blk = paths.rows(lo, hi)
+        if not _rows_climb(blk, lo):
+            raise _Climbs
+        return blk
+
+    b = np.ones(n + 1)
+    b[n] = 0.0  # the finish: its unknown is 0, never solved for
+    try:
+        x = solve_by_row_blocks(rows_of, n, b, rows=paths.block if rows is None else rows)
+    except _Climbs:
+        return None
+    return None if x is None else float(x[0])
+
+
+def _first_columns(a: sp.csr_matrix, lo: int) -> np.ndarray:
+    """The lowest column of each row ``lo + i`` of a sorted CSR row block, at most ``lo + i`` (as in :func:`block_bounds`)."""
+    own = np.arange(lo, lo + a.shape[0], dtype=np.int64)
+    if not a.nnz:
+        return own
+    counts = np.diff(a.indptr)
+    first = a.indices[np.minimum(a.indptr[:-1], a.nnz - 1)]
+    return np.minimum(np.where(counts > 0, first, own), own)
 
 
 def solve_operator(
