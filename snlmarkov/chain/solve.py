@@ -58,12 +58,13 @@ def _bandwidth(a: sp.csr_matrix) -> int:
     return int(max(0, np.max(rows - first)) + max(0, np.max(last - rows)))
 
 
-def factorize(a: sp.csr_matrix) -> spla.SuperLU:
+def factorize(a: sp.csr_matrix, *, canonical: bool = False) -> spla.SuperLU:
     """Sparse LU of the **transpose** of ``a`` (``a = I - Q``, CSR, sorted, diagonal present).
 
     The CSR arrays of ``a`` are the CSC arrays of ``a.T``: SuperLU gets them
     without a copy. Solve ``a x = b`` with ``lu.solve(b, trans="T")`` and
-    ``a.T y = b`` with ``lu.solve(b)``.
+    ``a.T y = b`` with ``lu.solve(b)``. ``canonical``: the caller knows
+    ``a`` has no duplicate entries (SuperLU's own check is then skipped).
 
     Examples
     --------
@@ -77,6 +78,8 @@ def factorize(a: sp.csr_matrix) -> spla.SuperLU:
     if n == 0:
         raise SnlError("no state of the chain can finish: nothing to solve")
     at = sp.csc_matrix((a.data, a.indices, a.indptr), shape=(n, n))
+    if canonical:
+        at.has_canonical_format = True
     if _bandwidth(a) <= NATURAL_BANDWIDTH:
         return spla.splu(at, permc_spec="NATURAL", diag_pivot_thresh=0.0, relax=1, panel_size=1)
     return spla.splu(at, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
@@ -663,9 +666,13 @@ def solve_by_row_blocks(
             continue
         k = int(clean[0])
         start = lo + k
+        if start == 0 and blk.nnz and int(blk.indices.max()) < hi:  # the rows are the whole system left: no copy
+            d = sp.csr_matrix((blk.data, blk.indices, blk.indptr), shape=(hi, hi))
+            x[:hi] = factorize(d, canonical=True).solve(b[:hi], trans="T")
+            break
         part = _row_slice(blk, k, hi - lo)
         r = b[start:hi] - part @ x  # x is still 0 on this block and before it
-        x[start:hi] = factorize(_diagonal_block(part, start, hi)).solve(r, trans="T")
+        x[start:hi] = factorize(_diagonal_block(part, start, hi), canonical=True).solve(r, trans="T")
         hi, size = start, rows
     return x
 
@@ -692,15 +699,20 @@ def _expected_turns_by_blocks(board: Board, rules: Rules, *, rows: int | None = 
     paths = _TurnPaths(board, rules, system=True)
 
     def rows_of(lo: int, hi: int) -> sp.csr_matrix:
-        blk = paths.rows(lo, hi)
+        blk = paths.rows(lo, min(hi, n))
         if not _rows_climb(blk, lo):
             raise _Climbs
-        return blk
+        if hi <= n:
+            return blk
+        ptr = np.append(blk.indptr, blk.nnz + 1)  # the finish: a unit row
+        out = sp.csr_matrix((np.append(blk.data, 1.0), np.append(blk.indices, n), ptr), shape=(hi - lo, n + 1))
+        out.has_canonical_format = True
+        return out
 
     b = np.ones(n + 1)
-    b[n] = 0.0  # the finish: its unknown is 0, never solved for
+    b[n] = 0.0  # the finish: its unknown is 0
     try:
-        x = solve_by_row_blocks(rows_of, n, b, rows=paths.block if rows is None else rows)
+        x = solve_by_row_blocks(rows_of, n + 1, b, rows=paths.block if rows is None else rows)
     except _Climbs:
         return None
     return None if x is None else float(x[0])
