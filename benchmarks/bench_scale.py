@@ -23,7 +23,7 @@ a ratio, both sides are measured in the same run.
 
 Usage::
 
-    python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~3 GB)
+    python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~0.5 GB)
     python benchmarks/bench_scale.py --quick    # no 10^7, no 10^5 hitting, no last-one-standing or 4-player race
     python benchmarks/bench_scale.py --json out.json
     python benchmarks/bench_scale.py --only turns-1e6 --baseline-tree /work/main   # old code against new, alternately

@@ -98,28 +98,22 @@ def _unit_absorbing(matrix: sp.csr_matrix, absorbing: int) -> sp.csr_matrix:
         m = m.copy()
         m.sum_duplicates()
     n = m.shape[0]
-    counts = np.diff(m.indptr).astype(np.int64)
-    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
-    cols = m.indices.astype(np.int64, copy=False)
+    idx_type = np.int32 if max(m.nnz + n, n) < 2**31 - 1 else np.int64
+    rows = np.repeat(np.arange(n, dtype=idx_type), np.diff(m.indptr))
+    cols = m.indices.astype(idx_type, copy=False)
     on_diag = cols == rows
     missing = np.ones(n, dtype=bool)
     missing[rows[on_diag]] = False
+    lower = np.bincount(rows[cols < rows], minlength=n)  # entries left of the diagonal, per row
+    del rows
+    gap = np.flatnonzero(missing)
+    data = np.negative(m.data)
+    data[on_diag] += 1.0
+    at = m.indptr[gap] + lower[gap]  # where each missing diagonal entry goes, in the rows of m
+    data = np.insert(data, at, 1.0)  # one pass: every row's entries shifted by the insertions before it
+    indices = np.insert(cols, at, gap.astype(idx_type))
     before = np.zeros(n + 1, dtype=np.int64)  # diagonal entries inserted in the rows before each row
     np.cumsum(missing, out=before[1:])
-    shift = before[rows] + (missing[rows] & (cols > rows))
-    nnz = m.nnz + int(before[-1])
-    idx_type = np.int32 if max(nnz, n) < 2**31 - 1 else np.int64
-    data = np.empty(nnz)
-    indices = np.empty(nnz, dtype=idx_type)
-    new_pos = np.arange(m.nnz, dtype=np.int64) + shift
-    data[new_pos] = -m.data
-    indices[new_pos] = cols
-    data[new_pos[on_diag]] += 1.0
-    lower = np.bincount(rows[cols < rows], minlength=n)  # entries left of the diagonal, per row
-    gap = np.flatnonzero(missing)
-    diag_pos = m.indptr[gap].astype(np.int64) + lower[gap] + before[gap]
-    data[diag_pos] = 1.0
-    indices[diag_pos] = gap
     indptr = (m.indptr.astype(np.int64) + before).astype(idx_type)
     a = sp.csr_matrix((data, indices, indptr), shape=(n, n))
     a.has_canonical_format = True
