@@ -270,7 +270,7 @@ def _race_policies(
     if chains.joint and m > 1 and not state.is_over(board, mode):
         states = exact.joint_states(m)
         _check_joint_size(states, states // m, m)
-    return exact._result(state, orders=True)
+    return exact._result(state)
 
 
 def _check_joint_size(states: int, combinations: int, k: int) -> None:
@@ -309,7 +309,7 @@ def _race_from(
             )
     elif method == "monte_carlo" and not state.is_over(board, mode):
         return _monte_carlo(common, games, rng, progress, start=state)
-    return exact._result(state, orders=True)
+    return exact._result(state)
 
 
 def _monte_carlo(common: dict[str, Any], games: int, rng: Any, progress: bool, start: Any = None) -> RaceResult:

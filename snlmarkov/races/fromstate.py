@@ -134,7 +134,7 @@ class StateRace:
 
     def __call__(self, state: GameState) -> RaceResult:
         """The race figures from ``state`` (a :class:`RaceResult`)."""
-        return self._result(self.check(state), orders=True)
+        return self._result(self.check(state))
 
     def _independent(self, state: GameState) -> bool:
         """Whether the racing tokens of ``state`` (not over) move independently."""
@@ -144,16 +144,28 @@ class StateRace:
     def _places(self, state: GameState) -> tuple[np.ndarray, np.ndarray]:
         """Win and place probabilities only (no orders, no distributions)."""
         if not state.is_over(self.board, self.mode) and self._independent(state):
-            out = independent_from(self._lengths(state), state, self.mode, places_only=True)
+            out = independent_from(*self._rows(state), state, self.mode, places_only=True)
             return out["win_probability"], out["place_probability"]
-        r = self._result(state, orders=False)
+        r = self._result(state)
         return r.win_probability, r.place_probability
 
-    def _lengths(self, state: GameState) -> list[tuple[np.ndarray, float]]:
+    def _rows(self, state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The racing seats' turns to finish, in playing order: pmfs, tails and survivals (:meth:`FirstPassage.rows`)."""
         order, _ = play_order(state)
-        return [self._passage_of(s).lengths([state.positions[s]])[0] for s in order]
+        tables = [self._passage_of(s) for s in order]
+        squares = [state.positions[s] for s in order]
+        if all(t is tables[0] for t in tables):
+            return tables[0].rows(squares)
+        parts = [t.rows([q]) for t, q in zip(tables, squares)]  # seats that play different policies
+        width = max(f.shape[1] for f, _, _ in parts)
+        f, s = np.zeros((len(parts), width)), np.empty((len(parts), width))
+        for j, (row, tail, surv) in enumerate(parts):
+            f[j, : row.shape[1]] = row[0]
+            s[j, : row.shape[1]] = surv[0]
+            s[j, row.shape[1] :] = tail[0]
+        return f, np.concatenate([tail for _, tail, _ in parts]), s
 
-    def _result(self, state: GameState, *, orders: bool) -> RaceResult:
+    def _result(self, state: GameState) -> RaceResult:
         common: dict[str, Any] = {
             "board": self.board,
             "rules": self.rules,
@@ -164,7 +176,7 @@ class StateRace:
         if state.is_over(self.board, self.mode):
             return RaceResult(**common, method=_METHOD_OVER, exact=True, games=0, **finished_figures(state, self.mode))
         if self._independent(state):
-            figures = independent_from(self._lengths(state), state, self.mode, order_probabilities=orders)
+            figures = independent_from(*self._rows(state), state, self.mode)
             return RaceResult(**common, method=_METHOD_INDEPENDENT, exact=True, games=0, **figures)
         method = _METHOD_JOINT if self._chains is None else _METHOD_POLICIES
         return RaceResult(**common, method=method, exact=True, games=0, **self._joint(state))

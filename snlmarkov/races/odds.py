@@ -7,7 +7,10 @@ front, so that ``odds(state)`` is a look-up and a few vector operations:
 
 - without ``bump``, the turns-to-finish distribution of a token from every
   square (:func:`~snlmarkov.races.passage.first_passage`, one backward
-  sweep); a state's figures combine the distributions of its racing seats;
+  sweep, kept by square with its survival); a state's figures combine the
+  distributions of its racing seats: the chances of winning and of every
+  place at once, the finishing orders and the length distributions when
+  first read (the expected rounds and turns from closed forms without them);
 - with ``bump`` and 2 or 3 players, the value equations of the joint chain
   solved once for every joint state
   (:func:`~snlmarkov.races.valuetable.build_value_table`); a state's
@@ -27,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.distribution import DEFAULT_TAIL, LengthDistribution
+from ..analysis.distribution import DEFAULT_TAIL
 from ..args import board_arg, mode_arg, players_arg, rules_arg
 from ..board import Board
 from ..errors import GameError, SnlError
@@ -36,47 +39,11 @@ from ..state import GameState
 from .core import EXACT_JOINT_PLAYERS, check_tail
 from .fromstate import StateRace
 from .joint import JointMover
-from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_POLICIES
+from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_POLICIES, LazyLength
 from .seatchains import SeatChains, refuse_choice, two_seat_wins
 from .valuetable import build_value_table, rounds_from_turns
 
 __all__ = ["Odds", "OddsTimeline", "Swing"]
-
-
-class _Deferred(LengthDistribution):
-    """A length distribution whose mean is known at once and whose pmf is computed from the state on first use."""
-
-    _mean: float
-    _compute: Any
-    _key: str
-
-    def __init__(self, mean: float, compute: Any, key: str) -> None:
-        object.__setattr__(self, "_mean", float(mean))
-        object.__setattr__(self, "_compute", compute)
-        object.__setattr__(self, "_key", key)
-        object.__setattr__(self, "unit", "rounds" if key == "rounds_distribution" else "turns")
-
-    def _real(self) -> LengthDistribution:
-        return self._compute()[self._key]
-
-    @property
-    def probabilities(self) -> np.ndarray:
-        return self._real().probabilities
-
-    @property
-    def tail_mass(self) -> float:
-        return self._real().tail_mass
-
-    @property
-    def _cdf(self) -> np.ndarray:
-        return self._real()._cdf
-
-    def mean(self) -> float:
-        """The expected count, from the value equations (no forward run needed)."""
-        return self._mean
-
-    def __repr__(self) -> str:
-        return f"LengthDistribution(mean={self._mean!r}, unit={self.unit!r}, computed on first use)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,9 +176,13 @@ class Odds(StateRace):
     ``bump``) or one solve of the joint chain's value equations (``bump``).
     A query
     ``odds(state)`` solves nothing: without ``bump`` it combines the racing
-    seats' turns-to-finish distributions; with ``bump`` it reads the
-    chances and expectations of the state, and its length distributions
-    are run forwards from the state only when they are first used.
+    seats' turns-to-finish distributions (a few vector operations over
+    their horizon per seat; the ``players!`` finishing orders and the
+    length distributions are computed when first read); with ``bump`` it
+    reads the chances and expectations of the state, and its length
+    distributions are run forwards from the state only when they are first
+    used. States with one token left (``bump`` or not) read the single
+    token's table, built with the odds.
 
     Examples
     --------
@@ -261,6 +232,7 @@ class Odds(StateRace):
             self._mover = JointMover.of(self._models[0], rules)
             self._table = build_value_table(self._mover, k, self.mode)
             self._index = {int(s): i for i, s in enumerate(self._mover.squares)}
+            self._passage_of(0)  # states with one token left race alone: built now, not in a query
         else:
             self._passage_of(0)  # built now: every query reads it
         self.method = _METHOD_JOINT if self._table is not None else _METHOD_INDEPENDENT
@@ -357,8 +329,8 @@ class Odds(StateRace):
             "win_probability": win,
             "place_probability": place,
             "order_probability": orders_out,
-            "rounds_distribution": _Deferred(expected_rounds, compute, "rounds_distribution"),
-            "turns_distribution": _Deferred(expected_turns, compute, "turns_distribution"),
+            "rounds_distribution": LazyLength(lambda: compute()["rounds_distribution"], "rounds", expected_rounds),
+            "turns_distribution": LazyLength(lambda: compute()["turns_distribution"], "turns", expected_turns),
         }
 
     # ------------------------------------------------------------ games

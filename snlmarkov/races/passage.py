@@ -21,6 +21,10 @@ __all__ = []
 #: The largest first-passage table (squares x turns) :func:`first_passage` builds.
 MAX_TABLE_ENTRIES = 50_000_000
 
+#: The largest table whose distributions :meth:`FirstPassage.rows` keeps by square (with their survival):
+#: two more copies of it, so that a query reads rows instead of gathering columns.
+ROW_TABLE_ENTRIES = 4_000_000
+
 
 class FirstPassage:
     """Turns-to-finish distributions of one token from every square.
@@ -49,18 +53,65 @@ class FirstPassage:
         self.horizons = horizons
         self.tails = tails
         self.reachable = reachable
+        self._by_square: tuple[np.ndarray, np.ndarray] | None = None
 
     def pmf(self, square: int) -> np.ndarray:
         """``P(T_s = t)`` for ``t = 0..horizons[s]`` (a view; do not write)."""
         return self.table[: self.horizons[square] + 1, square]
 
-    def lengths(self, squares: list[int]) -> list[tuple[np.ndarray, float]]:
-        """``(pmf, tail mass)`` of each square's distribution, in the order given."""
-        return [(self.pmf(s), float(self.tails[s])) for s in squares]
+    def rows(self, squares: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The squares' distributions as the rows of arrays, to the longest of their horizons.
+
+        Returns the pmfs (0 beyond each square's horizon), the tails, and
+        the survival ``P(T_s > t)`` (the tail included; from the top, so
+        that small values keep their digits). Read from a copy of the table
+        by square, built on first use when the table has at most
+        :data:`ROW_TABLE_ENTRIES` entries (else computed for the squares).
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Rules, turn_model
+        >>> fp = first_passage(turn_model(Board(2), Rules.preset("plain").replace(faces=2, finish="none")), 1e-3)
+        >>> f, tails, s = fp.rows([1, 0])
+        >>> f.tolist(), tails.tolist(), s.tolist()
+        ([[0.0, 1.0, 0.0], [0.0, 0.5, 0.5]], [0.0, 0.0], [[1.0, 0.0, 0.0], [1.0, 0.5, 0.0]])
+        """
+        at = np.asarray(squares, dtype=np.intp)
+        width = int(self.horizons[at].max()) + 1
+        tails = self.tails[at]
+        if self._by_square is None and self.table.size <= ROW_TABLE_ENTRIES:
+            pmf = self._masked(np.arange(self.table.shape[1]), self.table.shape[0])
+            self._by_square = (pmf, survival_rows(pmf, self.tails))
+        if self._by_square is not None:
+            pmf, surv = self._by_square
+            return pmf[at, :width], tails, surv[at, :width]
+        f = self._masked(at, width)
+        return f, tails, survival_rows(f, tails)
+
+    def _masked(self, at: np.ndarray, width: int) -> np.ndarray:
+        """The pmfs of the squares ``at`` as rows of ``width`` entries, 0 beyond each square's horizon."""
+        f = self.table[:width, at].T.copy()
+        f[np.arange(width)[None, :] > self.horizons[at][:, None]] = 0.0
+        return f
 
     def length(self, square: int) -> LengthDistribution:
         """The distribution as a :class:`LengthDistribution` (unit ``"turns"``)."""
         return LengthDistribution(self.pmf(square), tail_mass=float(self.tails[square]), unit="turns")
+
+
+def survival_rows(f: np.ndarray, tails: np.ndarray) -> np.ndarray:
+    """``P(T > t) = tail + sum_{u > t} f(u)`` for every row of ``f`` (pmfs to ``t = width - 1``), summed from the top.
+
+    Examples
+    --------
+    >>> survival_rows(np.array([[0.0, 0.5, 0.25]]), np.array([0.25])).tolist()
+    [[1.0, 0.5, 0.25]]
+    """
+    s = np.empty_like(f)
+    np.cumsum(f[:, :0:-1], axis=1, out=s[:, -2::-1])
+    s[:, -1] = 0.0
+    s += tails[:, None]
+    return s
 
 
 def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] = (0,)) -> FirstPassage:

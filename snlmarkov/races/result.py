@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 from collections.abc import Mapping
@@ -130,48 +131,23 @@ class RaceResult:
         if win.shape != (k,) or place.shape != (k, places):
             raise SnlError(f"expected win_probability of shape ({k},) and place_probability of shape ({k}, {places})")
         for name, a in (("win_probability", win), ("place_probability", place)):
-            if not np.isfinite(a).all() or a.min() < -1e-12 or a.max() > 1 + 1e-9:
+            if not ((a >= -1e-12) & (a <= 1 + 1e-9)).all():  # nan fails both
                 raise SnlError(f"{name} must hold probabilities")
-        orders = {}
-        for order, p in dict(self.order_probability).items():
-            order = tuple(int(s) for s in order)
-            if len(order) != places or len(set(order)) != places or not all(0 <= s < k for s in order):
-                raise SnlError(f"{order} is not a finishing order of {k} seats in {mode} mode")
-            if not -1e-12 <= p <= 1 + 1e-9:
-                raise SnlError(f"the probability of order {order} is {p}")
-            orders[order] = float(p)
-        if len(orders) != math.perm(k, places):
-            raise SnlError(f"expected {math.perm(k, places)} finishing orders, got {len(orders)}")
+        if isinstance(self.order_probability, LazyOrders):  # checked when first read
+            orders: Mapping[tuple[int, ...], float] = self.order_probability.checked_by(k, places, mode)
+        else:
+            orders = types.MappingProxyType(_checked_orders(self.order_probability, k, places, mode))
         for name in ("rounds_distribution", "turns_distribution"):
             if not isinstance(getattr(self, name), LengthDistribution):
                 raise SnlError(f"{name} must be a LengthDistribution")
-        shapes = {
-            "win_probability": (k,),
-            "place_probability": (k, places),
-            "expected_rounds": (),
-            "expected_total_turns": (),
-        }
-        if mode == "last_one_standing":
-            shapes["expected_place"] = (k,)
         given = dict(self.standard_error)
-        unknown = set(given) - set(shapes)
-        if unknown:
-            raise SnlError(f"no standard error is defined for {', '.join(sorted(unknown))}")
-        se = {}
-        for name, shape in shapes.items():
-            value = np.array(given.get(name, np.zeros(shape)), dtype=float)
-            if value.shape != shape or not np.isfinite(value).all() or (value < 0).any():
-                raise SnlError(f"standard error of {name} must be non-negative, of shape {shape}")
-            if self.exact and value.any():
-                raise SnlError("exact figures have no standard error")
-            value.setflags(write=False)
-            se[name] = value if shape else float(value)
+        se = _no_error(k, mode) if self.exact and not given else _checked_errors(given, k, places, mode, self.exact)
         object.__setattr__(self, "players", k)
         object.__setattr__(self, "games", int(self.games))
         object.__setattr__(self, "win_probability", win)
         object.__setattr__(self, "place_probability", place)
-        object.__setattr__(self, "order_probability", types.MappingProxyType(orders))
-        object.__setattr__(self, "standard_error", types.MappingProxyType(se))
+        object.__setattr__(self, "order_probability", orders)
+        object.__setattr__(self, "standard_error", se)
 
     # ------------------------------------------------------------ figures
     @property
@@ -290,6 +266,169 @@ class RaceResult:
                 name: (np.asarray(v).tolist() if np.ndim(v) else float(v)) for name, v in self.standard_error.items()
             }
         return out
+
+
+def _error_shapes(k: int, places: int, mode: str) -> dict[str, tuple[int, ...]]:
+    shapes = {
+        "win_probability": (k,),
+        "place_probability": (k, places),
+        "expected_rounds": (),
+        "expected_total_turns": (),
+    }
+    if mode == "last_one_standing":
+        shapes["expected_place"] = (k,)
+    return shapes
+
+
+def _checked_errors(
+    given: dict[str, Any], k: int, places: int, mode: str, exact: bool
+) -> Mapping[str, np.ndarray | float]:
+    """The standard errors, one per figure (0 where not given), each checked and read-only."""
+    shapes = _error_shapes(k, places, mode)
+    unknown = set(given) - set(shapes)
+    if unknown:
+        raise SnlError(f"no standard error is defined for {', '.join(sorted(unknown))}")
+    se: dict[str, np.ndarray | float] = {}
+    for name, shape in shapes.items():
+        value = np.array(given.get(name, np.zeros(shape)), dtype=float)
+        if value.shape != shape or not np.isfinite(value).all() or (value < 0).any():
+            raise SnlError(f"standard error of {name} must be non-negative, of shape {shape}")
+        if exact and value.any():
+            raise SnlError("exact figures have no standard error")
+        value.setflags(write=False)
+        se[name] = value if shape else float(value)
+    return types.MappingProxyType(se)
+
+
+@functools.lru_cache(maxsize=64)
+def _no_error(k: int, mode: str) -> Mapping[str, np.ndarray | float]:
+    """The standard errors of exact figures (all zero, read-only), shared by every exact result of ``k`` seats."""
+    return _checked_errors({}, k, k if mode == "last_one_standing" else 1, mode, True)
+
+
+def _checked_orders(given: Mapping[tuple[int, ...], float], k: int, places: int, mode: str) -> dict:
+    """The finishing orders as a plain dict, each checked (a finishing order of ``k`` seats, a probability)."""
+    orders = {}
+    for order, p in dict(given).items():
+        order = tuple(int(s) for s in order)
+        if len(order) != places or len(set(order)) != places or not all(0 <= s < k for s in order):
+            raise SnlError(f"{order} is not a finishing order of {k} seats in {mode} mode")
+        if not -1e-12 <= p <= 1 + 1e-9:
+            raise SnlError(f"the probability of order {order} is {p}")
+        orders[order] = float(p)
+    if len(orders) != math.perm(k, places):
+        raise SnlError(f"expected {math.perm(k, places)} finishing orders, got {len(orders)}")
+    return orders
+
+
+class LazyOrders(Mapping):
+    """The finishing orders of a result, computed (and checked, as :class:`RaceResult` checks them) on first read.
+
+    ``compute()`` returns the mapping of every order to its probability.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> lazy = LazyOrders(lambda: calls.append(1) or {(0,): 0.25, (1,): 0.75}).checked_by(2, 1, "classic")
+    >>> len(calls)
+    0
+    >>> lazy[(1,)], len(lazy), len(calls)
+    (0.75, 2, 1)
+    """
+
+    def __init__(self, compute: Any) -> None:
+        self._compute = compute
+        self._check: tuple[int, int, str] | None = None
+        self._orders: Mapping[tuple[int, ...], float] | None = None
+
+    def checked_by(self, k: int, places: int, mode: str) -> LazyOrders:
+        """Check the orders, once computed, as those of ``k`` seats with ``places`` places in ``mode``."""
+        self._check = (k, places, mode)
+        return self
+
+    def _get(self) -> Mapping[tuple[int, ...], float]:
+        if self._orders is None:
+            orders = self._compute()
+            if self._check is not None:
+                orders = _checked_orders(orders, *self._check)
+            self._orders = types.MappingProxyType(dict(orders))
+            self._compute = None
+        return self._orders
+
+    def __getitem__(self, order: tuple[int, ...]) -> float:
+        return self._get()[order]
+
+    def __iter__(self) -> Any:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(dict(self._get())) if self._orders is not None else "LazyOrders(computed on first read)"
+
+
+class LazyLength(LengthDistribution):
+    """A length distribution computed on first use; its mean, when known, is answered without it.
+
+    ``compute()`` returns the :class:`LengthDistribution`; ``mean`` is its
+    mean when known at once (else it is the computed distribution's).
+
+    Examples
+    --------
+    >>> d = LazyLength(lambda: LengthDistribution(np.array([0.0, 0.5, 0.5])), "turns", mean=1.5)
+    >>> d.mean(), d
+    (1.5, LengthDistribution(mean=1.5, unit='turns', computed on first use))
+    >>> d.probabilities.tolist(), d.median()
+    ([0.0, 0.5, 0.5], 1)
+    """
+
+    _known_mean: float | None
+    _compute: Any
+    _done: LengthDistribution | None
+
+    def __init__(self, compute: Any, unit: str, mean: float | None = None) -> None:  # no dataclass init: nothing yet
+        object.__setattr__(self, "_known_mean", None if mean is None else float(mean))
+        object.__setattr__(self, "_compute", compute)
+        object.__setattr__(self, "_done", None)
+        object.__setattr__(self, "unit", unit)
+
+    def _real(self) -> LengthDistribution:
+        done = self._done
+        if done is None:
+            done = self._compute()
+            object.__setattr__(self, "_done", done)
+            object.__setattr__(self, "_compute", None)
+        return done
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        return self._real().probabilities
+
+    @property
+    def tail_mass(self) -> float:
+        return self._real().tail_mass
+
+    @property
+    def tail_rate(self) -> float:
+        return self._real().tail_rate
+
+    @property
+    def tail_constant(self) -> float:
+        return self._real().tail_constant
+
+    @property
+    def _cdf(self) -> np.ndarray:
+        return self._real()._cdf
+
+    def mean(self) -> float:
+        """The expected count (known at once, or from the computed distribution)."""
+        return self._known_mean if self._known_mean is not None else self._real().mean()
+
+    def __repr__(self) -> str:
+        if self._known_mean is None:
+            return f"LengthDistribution(unit={self.unit!r}, computed on first use)"
+        return f"LengthDistribution(mean={self._known_mean!r}, unit={self.unit!r}, computed on first use)"
 
 
 def _plain(x: Any) -> Any:
