@@ -134,17 +134,19 @@ def child(rules_name: str, players: int, mode: str, games: int, count: int, buil
 def _run(case: tuple[str, int, str], args: argparse.Namespace, path: str | None) -> dict:
     rules_name, players, mode = case
     build_ratio = rules_name == "family" and players == 3 and not args.quick
+    here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ)
-    if path is not None:
-        env["PYTHONPATH"] = path
+    # the checkout to import: DIR, else this one; the child runs in benchmarks/, where no package shadows it
+    env["PYTHONPATH"] = os.pathsep.join([path or os.path.dirname(here), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); import bench_odds; "
         "print(json.dumps(bench_odds.child(sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), "
         "int(sys.argv[6]), sys.argv[7] == '1')))"
     )
-    here = os.path.dirname(os.path.abspath(__file__))
     argv = [sys.executable, "-c", code, here, rules_name, str(players), mode, str(args.games), str(args.states)]
-    out = subprocess.run([*argv, "1" if build_ratio else "0"], env=env, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [*argv, "1" if build_ratio else "0"], env=env, cwd=here, capture_output=True, text=True, check=False
+    )
     if out.returncode != 0:
         raise SystemExit(f"case {case} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
