@@ -244,4 +244,6 @@ def main(argv=None) -> int:  # noqa: C901, PLR0912
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _measure import run_main  # the command, CPU, wall, peak RSS and load of the run
+
+    run_main(main)
