@@ -436,6 +436,18 @@ def timed(func, *args, **kwargs):
     return out, time.perf_counter() - start
 
 
+def timed_peak(func):
+    """``(result or exception, seconds, tracemalloc peak bytes)`` of one call."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out, seconds = timed(func)
+        return out, seconds, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_board_data_with_many_jumps_is_checked_in_linear_time(tmp_path):
     n = 40_000  # the quadratic duplicate check took 48 s here
     ladders = [[2 * i + 1, 2 * i + 2] for i in range(n)]
@@ -634,6 +646,52 @@ def test_random_board_with_an_overlong_jump_length():
 
 
 @pytest.mark.parametrize(
+    "call",
+    [
+        lambda: snl.Odds(Board(10**6), players=2),  # refused after 12-18 s of stepping before
+        lambda: snl.Odds(Board(10**7), players=3),  # > 60 s and 4.4 GB building the turn model before
+        lambda: snl.Odds(Board(10**7), Rules(bump=True), players=3),
+        lambda: snl.race(Board(10**6), Rules(), players=2, state=snl.GameState((10, 20), to_move=1)),
+    ],
+    ids=["odds-1e6", "odds-1e7", "odds-bump-1e7", "race-state-1e6"],
+)
+def test_odds_tables_over_their_cap_are_refused_before_any_model(call):
+    out, seconds, peak = timed_peak(call)
+    assert type(out) is snl.LimitError, repr(out)
+    assert "MAX_TABLE_ENTRIES" in str(out) and "fewer squares" in str(out) and "rolls" in str(out)
+    assert seconds < 20 and peak < 400 * 2**20, (seconds, peak)
+
+
+@pytest.mark.parametrize("board", ["jungle", 3000])
+def test_the_odds_table_estimate_passes_every_table_the_sweep_builds(board):
+    from snlmarkov.races.passage import check_table_size, first_passage
+
+    board = Board.builtin(board) if isinstance(board, str) else Board(board)
+    for name in Rules.presets():
+        rules = Rules.preset(name)
+        check_table_size(board, rules, 1e-13)  # never refuses
+        if not rules.choice and board.size <= 100:  # the table it vouches for is built within the cap
+            first_passage(snl.turn_model(board, rules), 1e-13, (0, rules.bump_to) if rules.bump else (0,))
+
+
+def test_the_odds_table_estimate_and_the_sweep_refuse_alike():
+    from snlmarkov.races import passage
+
+    board, rules = Board(20_000), Rules.preset("plain")  # needs at least 3,334 turns: over 2,499
+    with pytest.raises(snl.LimitError, match="leave room for fewer than 2,498 turns") as early:
+        passage.check_table_size(board, rules, 1e-13)
+    assert "at least 2,498 rolls, so at least 2,498 turns, to finish from square 0" in str(early.value)
+    model = snl.turn_model(Board(2_000), rules)  # the sweep's own refusal, with a cap that 2,000 squares pass
+    old = passage.MAX_TABLE_ENTRIES
+    passage.MAX_TABLE_ENTRIES = 2001 * 100
+    try:
+        with pytest.raises(snl.LimitError, match="leave room for fewer than 99 turns.*still in play after 99 turns"):
+            passage.first_passage(model, 1e-13)
+    finally:
+        passage.MAX_TABLE_ENTRIES = old
+
+
+@pytest.mark.parametrize(
     "call, kind",
     [
         (lambda: snl.analyze("jungle"), snl.BoardError),
@@ -661,6 +719,13 @@ def test_random_board_with_an_overlong_jump_length():
         (
             lambda: __import__("snlmarkov.plots.jumps").plots.jumps.plot_jump_effects(snl.analyze(Board(10))),
             snl.BoardError,
+        ),
+        (lambda: snl.Odds(Board.builtin(), Rules(bump=True), players=4), snl.LimitError),
+        (lambda: snl.Odds(players=2).swings(snl.Game(players=2, rng=1).play(), top=0), snl.GameError),
+        (lambda: __import__("snlmarkov.chain.solve").chain.solve.BlockLU(np.ones((2, 3))), snl.ModelError),
+        (
+            lambda: __import__("snlmarkov.chain.solve").chain.solve.solve_blocks(np.ones((0, 0)), np.ones(0)),
+            snl.ModelError,
         ),
     ],
 )
@@ -849,14 +914,7 @@ def test_simulating_a_chain_whose_table_passes_the_memory_limit_is_a_named_refus
     ids=["simulate-1e7", "crosscheck-1e8", "simulate-1e8"],
 )
 def test_simulating_a_huge_board_is_refused_before_any_table_or_graph(call):
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        out, seconds = timed(call)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    out, seconds, peak = timed_peak(call)
     assert isinstance(out, LimitError) and "SNLMARKOV_MEMORY_LIMIT" in str(out), out
     assert seconds < 10 and peak < 400 * 2**20, (seconds, peak)
 

@@ -24,7 +24,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
-from ..errors import SnlError
+from ..errors import ModelError
 from ..rules import Rules
 from .model import TransitionModel, _rows_climb, _TurnPaths, can_finish
 
@@ -76,7 +76,7 @@ def factorize(a: sp.csr_matrix, *, canonical: bool = False) -> spla.SuperLU:
     a = _canonical_csr(a)
     n = a.shape[0]
     if n == 0:
-        raise SnlError("no state of the chain can finish: nothing to solve")
+        raise ModelError("no state of the chain can finish: nothing to solve")
     at = sp.csc_matrix((a.data, a.indices, a.indptr), shape=(n, n))
     if canonical:
         at.has_canonical_format = True
@@ -421,9 +421,9 @@ class BlockLU:
     def __init__(self, a: sp.spmatrix, *, rows: int = BLOCK_ROWS, cut_rows: int = CUT_ROWS) -> None:
         a = _canonical_csr(a)
         if a.shape[0] != a.shape[1]:
-            raise SnlError(f"the system must be square, got shape {a.shape}")
+            raise ModelError(f"the system must be square, got shape {a.shape}")
         if a.shape[0] == 0:
-            raise SnlError("no state of the chain can finish: nothing to solve")
+            raise ModelError("no state of the chain can finish: nothing to solve")
         self.a = a
         self.bounds = block_bounds(a, rows)
         self.cut: LongCut | None = None
@@ -600,7 +600,7 @@ def solve_blocks(a: sp.spmatrix, b: np.ndarray, *, rows: int = BLOCK_ROWS) -> np
     """
     a = _canonical_csr(a)
     if a.shape[0] == 0:
-        raise SnlError("no state of the chain can finish: nothing to solve")
+        raise ModelError("no state of the chain can finish: nothing to solve")
     bounds = block_bounds(a, rows)
     if int(np.diff(bounds).max()) > CUT_ROWS:  # long snakes overlap: keep the factors for the cut's solves
         return BlockLU(a, rows=rows).solve(b)
@@ -744,7 +744,7 @@ def solve_operator(
 
     Raises
     ------
-    SnlError
+    ModelError
         If GMRES has not reached ``rtol`` after ``maxiter`` restarts.
 
     Examples
@@ -761,5 +761,5 @@ def solve_operator(
     b = np.asarray(b, dtype=float)
     x, info = spla.gmres(op, b, rtol=rtol, atol=0.0, restart=50, maxiter=maxiter, M=preconditioner)
     if info != 0:
-        raise SnlError(f"GMRES did not reach a relative residual of {rtol:g} within {maxiter} restarts")
+        raise ModelError(f"GMRES did not reach a relative residual of {rtol:g} within {maxiter} restarts")
     return x

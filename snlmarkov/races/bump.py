@@ -51,7 +51,7 @@ import numpy as np
 
 from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
-from ..errors import SnlError
+from ..errors import BoardError, LimitError, SnlError
 from ..state import GameState
 from .joint import JointMover, _add, _next_in
 from .order import play_order, rounds_of
@@ -100,12 +100,12 @@ class _Stall:
 
     def check(self, rnd: int, alive: float) -> None:
         if rnd > self.max_rounds:
-            raise SnlError(
+            raise LimitError(
                 f"the race had not ended after {self.max_rounds} rounds (probability {alive:.3g} still in play)"
             )
         if rnd % STALL_WINDOW == 0:
             if alive > self.last * (1.0 - 1e-9):
-                raise SnlError(
+                raise BoardError(
                     f"the race cannot end from some positions: probability {alive:.3g} has stayed in play "
                     f"for {STALL_WINDOW} rounds"
                 )

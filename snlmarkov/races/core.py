@@ -267,6 +267,10 @@ def _race_policies(
     exact = StateRace(board, rules, k, mode, tail=tail, progress=progress, chains=chains)
     state = exact.check(GameState.initial(k) if state is None else state)
     m = len(state.racing)
+    if (not chains.joint or m == 1) and not state.is_over(board, mode):
+        from .passage import check_table_size
+
+        check_table_size(board, rules, tail)  # its turns-to-finish table, before the sweep
     if chains.joint and m > 1 and not state.is_over(board, mode):
         states = exact.joint_states(m)
         _check_joint_size(states, states // m, m)
@@ -293,8 +297,12 @@ def _race_from(
 ) -> RaceResult:
     """:func:`race` from a state other than the start (the arguments checked by the caller)."""
     from .fromstate import StateRace
+    from .passage import check_table_size
 
     board, rules, k, mode = common["board"], common["rules"], common["players"], common["mode"]
+    independent = not rules.bump or len(state.racing) == 1
+    if method != "monte_carlo" and independent and not state.is_over(board, mode):
+        check_table_size(board, rules, tail)  # its turns-to-finish table, before any model is built
     exact = StateRace(board, rules, k, mode, tail=tail, progress=progress)
     exact.check(state)
     m = len(state.racing)

@@ -33,12 +33,13 @@ import numpy as np
 from ..analysis.distribution import DEFAULT_TAIL
 from ..args import board_arg, mode_arg, players_arg, rules_arg
 from ..board import Board
-from ..errors import GameError, SnlError
+from ..errors import GameError, LimitError
 from ..rules import Rules
 from ..state import GameState
 from .core import EXACT_JOINT_PLAYERS, check_tail
 from .fromstate import StateRace
 from .joint import JointMover
+from .passage import check_table_size
 from .result import _METHOD_INDEPENDENT, _METHOD_JOINT, _METHOD_POLICIES, LazyLength
 from .seatchains import SeatChains, refuse_choice, two_seat_wins
 from .valuetable import build_value_table, rounds_from_turns
@@ -165,10 +166,13 @@ class Odds(StateRace):
 
     Raises
     ------
-    SnlError
+    LimitError
         With ``bump`` and more than 3 players (the joint chain is too large
         to solve for every state; :func:`race` with ``state=`` estimates
-        single states by simulation).
+        single states by simulation), or when the turns-to-finish table
+        would pass :data:`~snlmarkov.races.passage.MAX_TABLE_ENTRIES`
+        (estimated from the board before any model is built:
+        :func:`~snlmarkov.races.passage.check_table_size`).
 
     Notes
     -----
@@ -213,12 +217,13 @@ class Odds(StateRace):
         rules.check_board(board)
         if policies is None:
             refuse_choice(rules, "Odds()")
-        chains = None if policies is None else SeatChains.of(board, rules, policies, k)
         if rules.bump and k > EXACT_JOINT_PLAYERS:
-            raise SnlError(
+            raise LimitError(
                 f"exact odds with the bump rule are solved for up to {EXACT_JOINT_PLAYERS} players, not {k}; "
                 "race(..., state=...) estimates one state by simulation"
             )
+        check_table_size(board, rules, tail)  # every branch below builds a turns-to-finish table
+        chains = None if policies is None else SeatChains.of(board, rules, policies, k)
         super().__init__(board, rules, k, mode, tail=tail, chains=chains)
         self._table = None
         self._wins: tuple[np.ndarray, ...] = ()
@@ -401,7 +406,7 @@ class Odds(StateRace):
 
         record = self._check_record(record)
         if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-            raise SnlError(f"top must be a positive integer, got {top!r}")
+            raise GameError(f"top must be a positive integer, got {top!r}")
         t = self.timeline(record) if timeline is None else timeline
         figure = t.win if self.mode == "classic" else t.expected_place
         events: dict[int, list] = {}

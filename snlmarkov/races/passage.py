@@ -8,6 +8,9 @@ reach the finish, for every square at once: the races from a state without
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -99,6 +102,100 @@ class FirstPassage:
         return LengthDistribution(self.pmf(square), tail_mass=float(self.tails[square]), unit="turns")
 
 
+def _too_large(squares: int, detail: str) -> LimitError:
+    """The refusal of a turns-to-finish table of ``squares`` columns that needs more rows than the cap leaves."""
+    return LimitError(
+        f"the turns-to-finish table would exceed {MAX_TABLE_ENTRIES:,} entries "
+        f"(snlmarkov.races.passage.MAX_TABLE_ENTRIES): {squares:,} squares leave room for fewer than "
+        f"{_table_rows(squares) - 1:,} turns, and {detail}; use a board of fewer squares, or "
+        "race(..., state=..., method='monte_carlo') to estimate a state by simulation"
+    )
+
+
+def _table_rows(squares: int) -> int:
+    """The rows (turns + 1) past which :func:`first_passage` refuses a table of ``squares`` columns."""
+    return max(MAX_TABLE_ENTRIES // squares, 2)
+
+
+def check_table_size(board: Any, rules: Any, tail: float) -> None:
+    """Refuse up front a turns-to-finish table that :func:`first_passage` would refuse, building no model.
+
+    :func:`first_passage` keeps one row of ``N + 1`` entries per turn until
+    the token from square 0 has at most ``tail`` left. A token needs at
+    least ``D`` rolls to finish from square 0, ``D`` found by a
+    breadth-first search over the board that lets every roll move up to
+    the die's top value and keeps both the landing square and where its
+    jumps lead (a superset of where a token can be: snakes, bounces,
+    caps and start rules only slow it). A turn is at most
+    ``max_sixes + 1`` rolls, and with a bonus on a six its rolls are at
+    most geometric with the top value's chance ``p``, so by Markov's
+    inequality the table covers at least ``max(D / (max_sixes + 1), (1 -
+    tail) (1 - p) D)`` turns. The search stops as soon as that bound
+    passes the cap: its cost is ``O(N)`` per roll, within
+    ``O(MAX_TABLE_ENTRIES)`` in all.
+
+    Raises
+    ------
+    LimitError
+        When that lower bound alone passes :data:`MAX_TABLE_ENTRIES`.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> check_table_size(Board.builtin(), Rules(), 1e-13)  # passes
+    >>> try:
+    ...     check_table_size(Board(10**6), Rules(), 1e-13)
+    ... except LimitError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    the turns-to-finish table would exceed 50,000,000 entries (...): 1,000,001 squares leave room for fewer than 48 turns, ...
+    """
+    size = int(board.size)
+    dice = tuple(rules.choose_die) or (rules.die,)
+    top = max(int(d.top) for d in dice)
+    if top < 1:  # pragma: no cover - every die moves
+        return
+    keep = 1.0 - float(tail) - 1e-9
+
+    def turns(rolls: int) -> int:
+        """A lower bound of the turns a token needing ``rolls`` rolls takes (``tail`` aside)."""
+        if not rules.bonus_on_six:
+            return rolls
+        bound = 1 if rules.max_sixes is None else math.ceil(rolls / (int(rules.max_sixes) + 1))
+        if rules.choose_move is None:  # each roll earns a bonus with chance at most p
+            p = max(float(d.top_prob) for d in dice)
+            bound = max(bound, math.ceil(keep * (1.0 - p) * rolls))
+        return bound
+
+    rows = _table_rows(size + 1)
+    dest = board.destination()
+    starts = np.flatnonzero(dest[:size] != np.arange(size))
+    ends = dest[starts]
+    del dest
+    seen = np.zeros(size, dtype=bool)
+    seen[0] = True
+    rolls = 0  # ``seen``: every square a token can be on after at most ``rolls`` rolls
+    while True:
+        finishing = bool(seen[max(size - top, 0) :].any())
+        least = rolls + 1 if finishing else rolls + 2  # a lower bound of the rolls to the finish
+        if turns(least) + 1 >= rows:
+            needed = turns(least)
+            raise _too_large(
+                size + 1,
+                f"a token needs at least {least:,} rolls, so at least {needed:,} turns, to finish from square 0",
+            )
+        if finishing:
+            return
+        rolls += 1
+        count = np.cumsum(seen, dtype=np.int32)
+        reach = count.copy()
+        reach[top + 1 :] -= count[: -top - 1]  # squares up to ``top`` past one already reached
+        landed = reach > 0
+        landed[ends[landed[starts]]] = True
+        if np.array_equal(landed, seen):
+            return  # no new square: the model's own checks judge a board that cannot be finished
+        seen = landed
+
+
 def survival_rows(f: np.ndarray, tails: np.ndarray) -> np.ndarray:
     """``P(T > t) = tail + sum_{u > t} f(u)`` for every row of ``f`` (pmfs to ``t = width - 1``), summed from the top.
 
@@ -150,7 +247,7 @@ def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] 
     tails = np.zeros(n + 1)
     open_ = np.ones(n, dtype=bool)
     t = 0
-    max_rows = max(MAX_TABLE_ENTRIES // (n + 1), 2)
+    max_rows = _table_rows(n + 1)
     while open_[watch].any():
         t += 1
         rows.append(np.append(f, 0.0))
@@ -161,10 +258,7 @@ def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] 
         open_ &= ~closing
         f = q @ f
         if t + 1 >= max_rows:
-            raise LimitError(
-                f"the turns-to-finish table would exceed {MAX_TABLE_ENTRIES} entries "
-                f"(probability {surv[watch].max():.3g} still in play after {t} turns)"
-            )
+            raise _too_large(n + 1, f"probability {surv[watch].max():.3g} still in play after {t} turns")
         if t % 2000 == 0 and (surv[watch] > 1 - 1e-12).any():
             stuck = int(watch[np.argmax(surv[watch])])
             raise UnwinnableBoardError(f"a token on square {stuck} never finishes", stuck)
