@@ -59,3 +59,54 @@ def test_validation():
         d.ppf(1.5)
     with pytest.raises(ValueError):
         d.probabilities[0] = 1.0
+
+
+def _random_chain(rng, n):
+    """A random substochastic ``Q`` on ``n`` states (each row keeps 50-99.9% of its mass)."""
+    m = sp.random(n, n, density=float(rng.uniform(0.02, 0.5)), random_state=rng, format="csr")
+    m.data = rng.uniform(0.0, 1.0, m.nnz)
+    sums = np.asarray(m.sum(axis=1)).ravel()
+    sums[sums == 0] = 1.0
+    return sp.csr_matrix(sp.diags(rng.uniform(0.5, 0.999, n) / sums) @ m)
+
+
+def test_two_state_chain_in_closed_form():
+    # from state 0: stay w.p. a, move to 1 w.p. b; state 1 stays w.p. c.
+    # after k steps the mass in 0 is a^k, in 1 b (a^k - c^k) / (a - c); they leave w.p. 1-a-b, 1-c
+    a, b, c = 0.6, 0.3, 0.85
+    d = absorption_times(sp.csr_matrix(np.array([[a, b], [0.0, c]])), np.array([1.0, 0.0]), tail=1e-13)
+    k = np.arange(d.horizon + 1)
+    in0, in1 = a**k, b * (a**k - c**k) / (a - c)
+    want = np.concatenate([[0.0], in0[:-1] * (1 - a - b) + in1[:-1] * (1 - c)])
+    np.testing.assert_allclose(d.probabilities, want, rtol=1e-10, atol=1e-300)
+    left = in0[-1] + in1[-1]
+    assert d.tail_mass == pytest.approx(left, rel=1e-10)
+    assert left <= 1e-13 < in0[-2] + in1[-2]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_dense_stepping_matches_sparse_stepping(seed, monkeypatch):
+    """Small chains are stepped with a dense Q in batches; the sparse loop gives the same distribution."""
+    import snlmarkov.analysis.distribution as dist
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, dist.DENSE_STEP_STATES + 1))
+    q = _random_chain(rng, n)
+    start = rng.dirichlet(np.ones(n)) if seed % 3 == 0 else np.eye(n)[rng.integers(n)]
+    tail = float(10 ** rng.uniform(-14, -4))
+    seen_dense: list = []
+    dense = absorption_times(q, start, tail=tail, progress=lambda *a: seen_dense.append(a))
+    monkeypatch.setattr(dist, "DENSE_STEP_STATES", 0)
+    seen_sparse: list = []
+    sparse = absorption_times(q, start, tail=tail, progress=lambda *a: seen_sparse.append(a))
+    assert dense.horizon == sparse.horizon
+    np.testing.assert_allclose(dense.probabilities, sparse.probabilities, rtol=1e-12, atol=1e-16)
+    assert dense.tail_mass == pytest.approx(sparse.tail_mass, rel=1e-10)
+    assert dense.tail_mass <= tail
+    assert [k for k, _ in seen_dense] == [k for k, _ in seen_sparse]
+    np.testing.assert_allclose([m for _, m in seen_dense], [m for _, m in seen_sparse], rtol=1e-10)
+
+
+def test_dense_stepping_stops_at_max_steps():
+    with pytest.raises(SnlError, match="after 100 steps"):
+        absorption_times(sp.csr_matrix(np.array([[0.999]])), np.array([1.0]), max_steps=100)

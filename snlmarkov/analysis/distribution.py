@@ -216,6 +216,12 @@ def _numbers(x: Any, what: str) -> np.ndarray:
     return np.clip(a, -1.0, 2.0**62) if what != "ppf" else a
 
 
+#: Largest chain that :func:`absorption_times` steps with a dense ``Q`` (:func:`_dense_times`).
+DENSE_STEP_STATES = 256
+
+#: Steps :func:`_dense_times` takes between two looks at the mass left.
+_BATCH = 32
+
 #: The least mass a state keeps in :func:`absorption_times`: above the subnormal numbers, slow to multiply.
 _FLUSH = 1e-280
 
@@ -262,6 +268,10 @@ def absorption_times(
     Cost: one sparse matrix-vector product per step, restricted to the
     window, so at most ``horizon * nnz(Q)``; the horizon grows with the
     board (a few hundred turns at 100 squares, about 10^5 at 10^5 squares).
+    A chain of at most :data:`DENSE_STEP_STATES` states is stepped with a
+    dense ``Q`` instead, :data:`_BATCH` steps between two looks at the mass
+    left, and its mass is flushed once a batch rather than every step
+    (``horizon * n^2`` operations, but a few numpy calls per step fewer).
 
     Examples
     --------
@@ -284,6 +294,8 @@ def absorption_times(
     v = np.asarray(start, dtype=float).copy()
     pmf = [max(1.0 - v.sum(), 0.0)]
     alive = v.sum()
+    if n <= DENSE_STEP_STATES:
+        return _dense_times(q, v, exit, pmf, tail=tail, flush=flush, max_steps=max_steps, unit=unit, progress=progress)
     lo, hi = _support(v, 0)
     while alive > tail:
         if 4 * (hi - lo) > n:  # the mass is spread: one product with the whole matrix
@@ -311,6 +323,48 @@ def absorption_times(
         if len(pmf) > max_steps:
             raise SnlError(f"the length distribution still has mass {alive:.3g} after {max_steps} steps")
     return LengthDistribution(np.asarray(pmf), tail_mass=float(max(alive, 0.0)), unit=unit)
+
+
+def _dense_times(
+    q: sp.csr_matrix,
+    v: np.ndarray,
+    exit: np.ndarray,
+    pmf: list[float],
+    *,
+    tail: float,
+    flush: float,
+    max_steps: int,
+    unit: str,
+    progress: Any,
+) -> LengthDistribution:
+    """:func:`absorption_times` for a small chain: ``Q`` dense, steps taken :data:`_BATCH` at a time.
+
+    Each step is one matrix-vector product into a preallocated block of
+    rows; the probabilities of ending and the mass left are then read from
+    the whole block at once, and the last row is flushed and carried on.
+    """
+    qd = q.toarray()
+    n = v.size
+    rows = np.empty((_BATCH + 1, n))
+    alive = float(v.sum())
+    while alive > tail:
+        rows[0] = v
+        for j in range(_BATCH):
+            np.matmul(rows[j], qd, out=rows[j + 1])
+        left = rows[1:].sum(axis=1)  # left[j]: the mass still transient after step j + 1
+        done = np.flatnonzero(left <= tail)
+        steps = int(done[0]) + 1 if done.size else _BATCH
+        first = len(pmf)
+        pmf.extend((rows[:steps] @ exit).tolist())
+        if progress is not None:
+            for k in range(-(-(first + 1) // 64) * 64, len(pmf) + 1, 64):
+                progress(k, float(left[k - first - 1]))
+        v = rows[steps].copy()
+        v[v < flush] = 0.0
+        alive = float(v.sum()) if steps == _BATCH else float(left[steps - 1])
+        if len(pmf) > max_steps:
+            raise SnlError(f"the length distribution still has mass {alive:.3g} after {max_steps} steps")
+    return LengthDistribution(np.asarray(pmf), tail_mass=max(alive, 0.0), unit=unit)
 
 
 @dataclass(frozen=True, eq=False)
