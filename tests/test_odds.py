@@ -255,3 +255,24 @@ def test_all_orders_are_listed_from_a_state():
     r = Odds(JUNGLE, APP, players=3, mode="last_one_standing")(GameState((100, 40, 50), to_move=2, places=(0,)))
     assert set(r.order_probability) == set(itertools.permutations(range(3)))
     assert r.order_probability[(0, 1, 2)] + r.order_probability[(0, 2, 1)] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_board_that_takes_thousands_of_turns_is_not_taken_for_unwinnable():
+    """No jump, a 2-faced die, 3,300 squares: about 2,200 turns from square 0, nearly surely more than 2,000.
+
+    The turns-to-finish sweep once called a square "stuck" when its token was still in play with
+    probability 1 - 1e-12 after 2,000 turns; a long board is no trap. The sweep's mean from square 0
+    is held against the linear solve of ``analyze`` (another path).
+    """
+    from snlmarkov.races.passage import first_passage
+
+    board = Board(3300)
+    fp = first_passage(snl.turn_model(board, TWO), 1e-12)
+    turns = np.arange(fp.table.shape[0])
+    assert fp.table.shape[0] > 2000
+    assert abs((turns * fp.table[:, 0]).sum() / snl.analyze(board, TWO).expected_turns - 1) < 1e-9
+    # the race between two such tokens, from the start: P(first wins) = sum_t P(T = t) P(T >= t)
+    f = fp.table[:, 0]
+    first = float((f * (1 - np.concatenate([[0.0], np.cumsum(f)[:-1]]))).sum())
+    win = Odds(board, TWO, players=2).win_probability(GameState((0, 0)))
+    assert abs(win[0] - first) < 1e-9 and abs(win.sum() - 1) < 1e-9

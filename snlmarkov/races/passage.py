@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..analysis.distribution import LengthDistribution
-from ..chain.model import TransitionModel
+from ..chain.model import TransitionModel, can_finish
 from ..errors import LimitError, UnwinnableBoardError
 from .joint import reachable
 
@@ -239,6 +239,11 @@ def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] 
     exit = np.asarray(m[:n, n].todense()).ravel()
     seen = reachable(model, origins)
     watch = np.flatnonzero(seen[:n])
+    # a square from which the finish cannot be reached at all keeps its probability for ever; every
+    # other reachable square loses it geometrically, however many turns the board asks for
+    trapped = watch[~can_finish(m, n)[watch]]
+    if trapped.size:
+        raise UnwinnableBoardError(f"a token on square {int(trapped[0])} never finishes", int(trapped[0]))
     rows = [np.zeros(n + 1)]
     rows[0][n] = 1.0
     f = exit.copy()
@@ -259,9 +264,6 @@ def first_passage(model: TransitionModel, tail: float, origins: tuple[int, ...] 
         f = q @ f
         if t + 1 >= max_rows:
             raise _too_large(n + 1, f"probability {surv[watch].max():.3g} still in play after {t} turns")
-        if t % 2000 == 0 and (surv[watch] > 1 - 1e-12).any():
-            stuck = int(watch[np.argmax(surv[watch])])
-            raise UnwinnableBoardError(f"a token on square {stuck} never finishes", stuck)
     # squares nobody reaches: stop them with the others (their figures are never asked for)
     horizons[:n][open_] = t
     tails[:n][open_] = np.clip(surv[open_], 0.0, 1.0)
