@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
 import time
 from fractions import Fraction
 
@@ -726,6 +727,19 @@ def test_the_odds_table_estimate_and_the_sweep_refuse_alike():
         (
             lambda: __import__("snlmarkov.chain.solve").chain.solve.solve_blocks(np.ones((0, 0)), np.ones(0)),
             snl.ModelError,
+        ),
+        (lambda: __import__("snlmarkov.web.store").web.store.GameStore("/"), snl.InputFileError),
+        (
+            lambda: (
+                __import__("snlmarkov.web.store")
+                .web.store.GameStore(os.path.join(tempfile.mkdtemp(), "g.sqlite"))
+                .record(7)
+            ),
+            snl.GameError,
+        ),
+        (
+            lambda: snl.crosscheck(Board(10), Rules(), 1000, rng=1, exact=snl.analyze(Board(12))),
+            snl.BoardError,
         ),
     ],
 )

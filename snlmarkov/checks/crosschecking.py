@@ -38,7 +38,7 @@ from scipy import stats
 
 from ..analysis.single import Analysis, analyze
 from ..board import Board
-from ..errors import GameError, SnlError
+from ..errors import BoardError, GameError, SnlError
 from ..limits import check_memory, check_rng, clean_text
 from ..rules import Rules
 from ..sim.core import _checked, play, policy_ranks, progress_bar
@@ -410,7 +410,7 @@ def _exact_model(board: Board, rules: Rules, exact: Any, exact_board: Any, exact
     elif not isinstance(exact, Analysis):
         raise SnlError(f"exact must be an Analysis (from snlmarkov.analyze), got {type(exact).__name__}")
     if exact.board.size != board.size:
-        raise SnlError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
+        raise BoardError(f"the exact model's board has {exact.board.size} squares, the simulated one {board.size}")
     return exact
 
 

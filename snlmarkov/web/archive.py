@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import SnlError
+from ..errors import InputFileError, SnlError
 from ..rules import MODES, PRESETS, Rules
 from .protocol import MAX_NAME
 from .store import STATUSES
@@ -155,12 +155,12 @@ def list_games(path: str | Path, filters: Mapping[str, Any], *, page_size: int =
     try:
         db = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        raise SnlError(f"cannot read the game store: {exc}") from None
+        raise InputFileError(f"cannot read the game store: {exc}") from None
     try:
         total = int(db.execute("SELECT COUNT(*) FROM games" + where, args).fetchone()[0])
         rows = db.execute(select + where + " ORDER BY id DESC LIMIT ? OFFSET ?", [*args, page_size, offset]).fetchall()
     except sqlite3.Error as exc:
-        raise SnlError(f"cannot read the game store: {exc}") from None
+        raise InputFileError(f"cannot read the game store: {exc}") from None
     finally:
         db.close()
     games = []

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from ..board import Board
-from ..errors import SnlError
+from ..errors import InputFileError, SnlError
 from ..game.engine import Game
 from ..game.events import Event, Roll, event_from_dict
 from ..game.record import GameRecord
@@ -153,7 +153,7 @@ def restore(manager: RoomManager, room_type: Callable[..., Room], seat_type: Cal
 def _rebuild(manager: RoomManager, row: RoomRow, room_type: Callable[..., Room], seat_type: Callable[..., Any]) -> Room:
     s = json.loads(row.state)
     if not isinstance(s, dict) or s.get("format") != STATE_FORMAT:
-        raise SnlError("unknown state format")
+        raise InputFileError("unknown state format")
     board = Board.from_dict(s["board"], source="stored room board")
     rules = Rules().replace(**s["rules"])
     room = room_type(
@@ -176,7 +176,7 @@ def _rebuild(manager: RoomManager, row: RoomRow, room_type: Callable[..., Room],
     room.paused = bool(s["paused"])
     if row.status in ("playing", "over"):
         if [t for t, _ in row.turns] != list(range(int(s["turns"]))):
-            raise SnlError(f"the stored turns are not 0..{int(s['turns']) - 1}")
+            raise InputFileError(f"the stored turns are not 0..{int(s['turns']) - 1}")
         events = tuple(event_from_dict(e) for _, text in row.turns for e in json.loads(text))
         record = GameRecord(
             board=board,

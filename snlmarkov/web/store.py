@@ -67,7 +67,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import LimitError, SnlError
+from ..errors import GameError, InputFileError, LimitError, SnlError
 from ..game.record import GameRecord
 
 __all__ = ["GameStore"]
@@ -217,9 +217,9 @@ def load_key(db: str | Path, *, create: bool = False) -> bytes | None:
     except FileNotFoundError:
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES:
-        raise SnlError(f"the signing key {str(path)!r} must be a regular file of {KEY_BYTES} bytes")
+        raise InputFileError(f"the signing key {str(path)!r} must be a regular file of {KEY_BYTES} bytes")
     if st.st_mode & 0o077:
-        raise SnlError(
+        raise InputFileError(
             f"the signing key {str(path)!r} may be read by others (mode {stat.S_IMODE(st.st_mode):o}); "
             "make it private: chmod 600"
         )
@@ -303,7 +303,7 @@ class GameStore:
             if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as exc:
-            raise SnlError(f"cannot open the game store {str(path)!r}: {exc}") from None
+            raise InputFileError(f"cannot open the game store {str(path)!r}: {exc}") from None
         self._hook, self._hook_file = _hook_sleep(), os.environ.get(_HOOK_FILE_ENV, "")
         self._key = load_key(self.path, create=create_key)
         self._lock = threading.Lock()  # the connection
@@ -398,7 +398,7 @@ class GameStore:
             self._flush(item)
             if item.done.is_set():
                 if item.error:
-                    raise SnlError(f"cannot write to the game store {str(self.path)!r}: {item.error}")
+                    raise InputFileError(f"cannot write to the game store {str(self.path)!r}: {item.error}")
                 return item.id
             if time.monotonic() >= deadline:
                 self._start_retry()
@@ -510,7 +510,7 @@ class GameStore:
         with self._lock:
             row = self._db.execute("SELECT record FROM games WHERE id = ?", (int(game_id),)).fetchone()
         if row is None:
-            raise SnlError(f"no stored game with id {game_id}")
+            raise GameError(f"no stored game with id {game_id}")
         return GameRecord.from_json(row[0])
 
     def records(self, status: str | None = None) -> Iterator[tuple[StoredGame, GameRecord]]:
