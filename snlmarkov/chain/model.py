@@ -27,11 +27,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-try:  # scipy's compiled row sort and sum (what csr_matrix.sum_duplicates calls)
-    from scipy.sparse import _sparsetools
-except ImportError:  # pragma: no cover - a scipy without it: csr_matrix.sum_duplicates itself
-    _sparsetools = None
-
 from ..args import board_arg, rules_arg
 from ..board import Board
 from ..errors import ModelError, UnwinnableBoardError
@@ -332,27 +327,6 @@ def _rows_climb(blk: sp.csr_matrix, lo: int) -> bool:
     return bool(np.all(blk.indices[last] > np.arange(lo, lo + nb)) and np.all(blk.data[last] != 0))
 
 
-def _summed_rows(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, width: int) -> sp.csr_matrix:
-    """The CSR rows ``(data, indices, indptr)`` (duplicates allowed) made canonical, in place where scipy can.
-
-    What ``csr_matrix(...).sum_duplicates()`` does, with the same sparsetools
-    calls (so the same sums to the last bit) and without building the
-    matrix twice or checking it for canonical format first.
-    """
-    nb = indptr.size - 1
-    if _sparsetools is None or indices.dtype != indptr.dtype:
-        blk = sp.csr_matrix((data, indices, indptr), shape=(nb, width))
-        blk.sum_duplicates()
-        return blk
-    if not _sparsetools.csr_has_sorted_indices(nb, indptr, indices):  # as scipy: rows already sorted stay as they are
-        _sparsetools.csr_sort_indices(nb, indptr, indices, data)
-    _sparsetools.csr_sum_duplicates(nb, width, indptr, indices, data)
-    nnz = int(indptr[-1])
-    blk = sp.csr_matrix((data[:nnz], indices[:nnz], indptr), shape=(nb, width))
-    blk.has_canonical_format = True
-    return blk
-
-
 class _TurnRows(NamedTuple):
     """The turn matrix as canonical CSR arrays, with the per-turn rolls and landings."""
 
@@ -573,7 +547,9 @@ class _TurnPaths:
         # the table read row by row is the CSR block with duplicates; scipy sorts each row and sums equal columns
         data = (vals.ravel() if vals.flags.c_contiguous else vals.reshape(-1)).take(at)
         indices = (cols.ravel() if cols.flags.c_contiguous else cols.reshape(-1)).take(at)
-        return _summed_rows(data, indices.astype(self.out_dtype, copy=False), local_ptr, n + 1)
+        blk = sp.csr_matrix((data, indices.astype(self.out_dtype, copy=False), local_ptr), shape=(nb, n + 1))
+        blk.sum_duplicates()
+        return blk
 
     def _tables(self, nb: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``(rows, slots)`` column and value tables of a block of ``nb`` rows, in buffers kept between blocks.

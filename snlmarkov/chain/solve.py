@@ -52,14 +52,9 @@ MAX_CUT_COLUMNS = 256
 
 def _bandwidth(a: sp.csr_matrix) -> int:
     """Lower plus upper bandwidth of a CSR matrix with sorted indices and no empty row."""
-    return _bandwidth_of(a.indptr, a.indices)
-
-
-def _bandwidth_of(indptr: np.ndarray, indices: np.ndarray) -> int:
-    """:func:`_bandwidth` of the CSR arrays ``(indptr, indices)``."""
-    rows = np.arange(indptr.size - 1)
-    first = indices[indptr[:-1]].astype(np.int64)
-    last = indices[indptr[1:] - 1].astype(np.int64)
+    rows = np.arange(a.shape[0])
+    first = a.indices[a.indptr[:-1]].astype(np.int64)
+    last = a.indices[a.indptr[1:] - 1].astype(np.int64)
     return int(max(0, np.max(rows - first)) + max(0, np.max(last - rows)))
 
 
@@ -79,20 +74,13 @@ def factorize(a: sp.csr_matrix, *, canonical: bool = False) -> spla.SuperLU:
     [1.5, 1.0]
     """
     a = _canonical_csr(a)
-    if a.shape[0] == 0:
+    n = a.shape[0]
+    if n == 0:
         raise ModelError("no state of the chain can finish: nothing to solve")
-    return _factorize_arrays(a.data, a.indices, a.indptr, canonical=canonical)
-
-
-def _factorize_arrays(
-    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, *, canonical: bool = False
-) -> spla.SuperLU:
-    """:func:`factorize` of the square CSR matrix with these arrays (sorted indices, diagonal present, no empty row)."""
-    n = indptr.size - 1
-    at = sp.csc_matrix((data, indices, indptr), shape=(n, n))
+    at = sp.csc_matrix((a.data, a.indices, a.indptr), shape=(n, n))
     if canonical:
         at.has_canonical_format = True
-    if _bandwidth_of(indptr, indices) <= NATURAL_BANDWIDTH:
+    if _bandwidth(a) <= NATURAL_BANDWIDTH:
         return spla.splu(at, permc_spec="NATURAL", diag_pivot_thresh=0.0, relax=1, panel_size=1)
     return spla.splu(at, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
 
@@ -698,21 +686,11 @@ def _expected_turns_by_blocks(board: Board, rules: Rules, *, rows: int | None = 
     whole system: some row has no move to a higher square (then the full
     check decides which squares can finish) or a stretch without a clean
     point is longer than :data:`CUT_ROWS`. ``rows``: rows built at once
-    (default: the builder's block, about a million slots). A board that fits
-    in one block is built and factorised at once, the same arrays
-    :func:`solve_by_row_blocks` would factorise, without its cut search.
+    (default: the builder's block, about a million slots).
     """
     rules.check_board(board)
     n = board.size
     paths = _TurnPaths(board, rules, system=True)
-    if rows is None and n < paths.block:  # one block: the whole system, factorised as solve_by_row_blocks would
-        blk = paths.rows(0, n)
-        if not _rows_climb(blk, 0):
-            return None
-        lu = _factorize_arrays(*_with_finish(blk, n), canonical=True)
-        b = np.ones(n + 1)
-        b[n] = 0.0
-        return float(lu.solve(b, trans="T")[0])
 
     def rows_of(lo: int, hi: int) -> sp.csr_matrix:
         blk = paths.rows(lo, min(hi, n))
@@ -720,7 +698,8 @@ def _expected_turns_by_blocks(board: Board, rules: Rules, *, rows: int | None = 
             raise _Climbs
         if hi <= n:
             return blk
-        out = sp.csr_matrix(_with_finish(blk, n), shape=(hi - lo, n + 1))
+        ptr = np.append(blk.indptr, blk.nnz + 1)  # the finish: a unit row
+        out = sp.csr_matrix((np.append(blk.data, 1.0), np.append(blk.indices, n), ptr), shape=(hi - lo, n + 1))
         out.has_canonical_format = True
         return out
 
@@ -731,11 +710,6 @@ def _expected_turns_by_blocks(board: Board, rules: Rules, *, rows: int | None = 
     except _Climbs:
         return None
     return None if x is None else float(x[0])
-
-
-def _with_finish(blk: sp.csr_matrix, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The CSR arrays ``(data, indices, indptr)`` of the rows ``blk`` followed by the finish's unit row (column ``n``)."""
-    return np.append(blk.data, 1.0), np.append(blk.indices, n), np.append(blk.indptr, blk.nnz + 1)
 
 
 def _first_columns(a: sp.csr_matrix, lo: int) -> np.ndarray:

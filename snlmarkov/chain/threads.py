@@ -26,7 +26,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 _controller: Any = None
 _lock = threading.Lock()
 _users = 0
-_restore: list[tuple[Any, int]] = []  # (BLAS library, its thread count before) for those the first user changed
+_limiter: Any = None
 
 
 def _get_controller() -> Any:
@@ -39,17 +39,6 @@ def _get_controller() -> Any:
 
         _controller = ThreadpoolController()
     return _controller
-
-
-_blas: list[Any] | None = None
-
-
-def _blas_libraries() -> list[Any]:
-    """threadpoolctl's controllers of the loaded BLAS libraries (found once)."""
-    global _blas
-    if _blas is None:
-        _blas = list(_get_controller().select(user_api="blas").lib_controllers)
-    return _blas
 
 
 @contextmanager
@@ -70,24 +59,19 @@ def one_blas_thread() -> Iterator[None]:
     >>> x.tolist()
     [1.0, 1.0, 1.0]
     """
-    global _users
+    global _users, _limiter
     with _lock:
-        if _users == 0:  # what threadpoolctl's limit() does, without re-reading every library's info each time
-            for lib in _blas_libraries():
-                before = lib.get_num_threads()
-                if before != 1:
-                    lib.set_num_threads(1)
-                    _restore.append((lib, before))
+        if _users == 0:
+            _limiter = _get_controller().limit(limits=1, user_api="blas")
         _users += 1
     try:
         yield
     finally:
         with _lock:
             _users -= 1
-            if _users == 0:
-                while _restore:
-                    lib, before = _restore.pop()
-                    lib.set_num_threads(before)
+            if _users == 0 and _limiter is not None:
+                _limiter.restore_original_limits()
+                _limiter = None
 
 
 def single_blas_thread(func: F) -> F:
