@@ -21,7 +21,7 @@ NEVER_SETTLES = (Board(6, {4: 3}), Rules.preset("plain").replace(faces=2, finish
     ("board", "state"),
     [
         (Board.builtin(), GameState((37, 12), to_move=1)),
-        (Board.builtin(), GameState((0, 5, 66), to_move=2)),
+        pytest.param(Board.builtin(), GameState((0, 5, 66), to_move=2), marks=pytest.mark.slow),
         (SMALL, GameState((30, 18, 21), to_move=1)),
     ],
     ids=["jungle-2", "jungle-3", "small-3"],

@@ -443,6 +443,7 @@ def test_random_die_plays_a_full_game_reproducibly():
     assert Game(players=4, mode="last_one_standing", rng=12).play() != a
 
 
+@pytest.mark.slow  # a long statistical run
 def test_random_redeal_is_uniform_on_one_to_five():
     # 1 seat, max_sixes=1: every six is followed by a capped roll; count faces with chi-square (alpha 1e-6)
     g = Game(Board(400_000), Rules(max_sixes=1), players=1, rng=20240601)

@@ -213,7 +213,7 @@ def test_bump_three_players_exact_figures_are_consistent() -> None:
 
 
 @pytest.mark.parametrize("mode", ["classic", "last_one_standing"])
-@pytest.mark.parametrize("players", _slow_for(5)[2:])
+@pytest.mark.parametrize("players", _slow_for(5, 6)[2:])
 def test_bump_four_to_six_players_agree_with_simulation(players: int, mode: str) -> None:
     """4 to 6 players with bump, solved exactly on a small board (10 squares, 3 jumps)."""
     rules = Rules.preset("app").replace(bump=True)

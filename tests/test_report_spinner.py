@@ -44,6 +44,7 @@ def test_the_shortest_range_against_exact_fractions(sweep: SpinnerSweep) -> None
     assert best == 17 and round(sweep.best_expected_turns, 4) == 35.1612
 
 
+@pytest.mark.slow  # a brute force of every spinner; tests/test_dice_published.py keeps the exact figures fast
 def test_a_spinner_under_plain_rules_against_the_brute_force() -> None:
     plain = compare_spinners(JUNGLE, Rules.preset("plain"), [5, 12])
     for n, mean in zip(plain.ranges, plain.expected_turns):

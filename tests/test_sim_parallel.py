@@ -47,7 +47,9 @@ def _same(a, b):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
-@pytest.mark.parametrize("players, mode", [(1, "classic"), (3, "last_one_standing")])
+@pytest.mark.parametrize(
+    "players, mode", [(1, "classic"), pytest.param(3, "last_one_standing", marks=pytest.mark.slow)]
+)
 def test_the_same_seed_gives_the_same_games_for_any_workers(players, mode):
     board, rules = snl.Board.builtin(), snl.Rules()
     kw = dict(players=players, mode=mode, rng=21)

@@ -729,6 +729,7 @@ def test_bump_to_another_square_follows_the_exact_law():
     assert chi2_gof(observed, [orders[k] for k in keys]) > ALPHA
 
 
+@pytest.mark.slow  # a long statistical run
 def test_races_agree_with_the_game_engine():
     board = Board(12, {2: 9, 10: 4, 6: 11})
     n_game, n_sim = 4000, 100_000

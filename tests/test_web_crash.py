@@ -237,7 +237,7 @@ def _run(tmp_path: Path, seed: int, kills: int) -> None:
             assert by_turn[turn] == events, turn
 
 
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])  # more kill points: -m slow
 def test_an_online_game_survives_sigkill(tmp_path, seed):
     """Two games, four kill points each (eight in all), lobby and write-transaction kills included."""
     _run(tmp_path, seed, kills=4)

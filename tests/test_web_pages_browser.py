@@ -264,7 +264,7 @@ def _play_to_result(d, timeout=120.0):
     wait(step, timeout, "the result screen")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", [1280, pytest.param(400, marks=pytest.mark.slow)])  # the phone width: -m slow
 def test_analysis_link_and_rematch(site, browser, width):
     d = browser(width)
     open_page(d, site.base + "/?speed=fast")

@@ -131,6 +131,7 @@ def test_serve_refuses_bad_arguments(capsys):
     assert "error" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a server killed under load: a crash run (README: the slow step)
 def test_sigkill_mid_load_loses_no_finished_game(tmp_path):
     pytest.importorskip("uvicorn")
     from _webserver import Client, create_room, free_port, http, wait_started
