@@ -128,7 +128,12 @@ def test_hit_probability_of_ladder_to_finish():
     assert a.hit_probability[80] > 0.2
 
 
-def test_position_distributions():
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sparse"])
+def test_position_distributions(dense, monkeypatch):
+    from snlmarkov.analysis import single
+
+    if not dense:  # the sparse stepping of larger chains, on the same board
+        monkeypatch.setattr(single, "DENSE_STEP_STATES", 0)
     b, r = Board.builtin(), Rules()
     a = analyze(b, r)
     d = a.position_distributions(25)

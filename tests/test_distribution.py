@@ -107,6 +107,29 @@ def test_dense_stepping_matches_sparse_stepping(seed, monkeypatch):
     np.testing.assert_allclose([m for _, m in seen_dense], [m for _, m in seen_sparse], rtol=1e-10)
 
 
+@pytest.mark.parametrize("n", [1, 7, 60, 200])
+def test_the_batch_powers_match_sparse_stepping_over_a_long_horizon(n, monkeypatch):
+    """Past its first n steps the dense loop reads a batch from the powers of Q: still the stepped values."""
+    import snlmarkov.analysis.distribution as dist
+
+    rng = np.random.default_rng(n)
+    q = _random_chain(rng, n).toarray() + np.eye(n)
+    q *= (0.995 / q.sum(axis=1))[:, None]  # every row keeps 99.5%: a horizon of thousands of steps
+    q = sp.csr_matrix(q)
+    start = np.eye(n)[0]
+    seen_dense: list = []
+    dense = absorption_times(q, start, tail=1e-12, progress=lambda *a: seen_dense.append(a))
+    assert dense.horizon > n + 4 * dist._BATCH  # most batches came from the powers
+    monkeypatch.setattr(dist, "DENSE_STEP_STATES", 0)
+    seen_sparse: list = []
+    sparse = absorption_times(q, start, tail=1e-12, progress=lambda *a: seen_sparse.append(a))
+    assert dense.horizon == sparse.horizon
+    np.testing.assert_allclose(dense.probabilities, sparse.probabilities, rtol=1e-11, atol=1e-300)
+    assert dense.tail_mass == pytest.approx(sparse.tail_mass, rel=1e-11)
+    assert [k for k, _ in seen_dense] == [k for k, _ in seen_sparse]
+    np.testing.assert_allclose([m for _, m in seen_dense], [m for _, m in seen_sparse], rtol=1e-11)
+
+
 def test_dense_stepping_stops_at_max_steps():
     with pytest.raises(SnlError, match="after 100 steps"):
         absorption_times(sp.csr_matrix(np.array([[0.999]])), np.array([1.0]), max_steps=100)

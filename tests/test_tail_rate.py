@@ -121,3 +121,35 @@ def test_a_distribution_given_without_its_chain_keeps_its_tail_mass():
     assert not d.has_tail and d.sf(10) == 0.25 and d.pmf(10) == 0.0
     with pytest.raises(snl.SnlError, match="tail_rate"):
         LengthDistribution(np.array([1.0]), tail_rate=1.5, tail_constant=1.0)
+
+
+def _dense_perron(q):
+    """Perron root, left and right vectors of a dense matrix by numpy's eigen-solves (independent)."""
+    vals, right = np.linalg.eig(q)
+    i = int(np.argmax(vals.real))
+    lvals, left = np.linalg.eig(q.T)
+    j = int(np.argmin(np.abs(lvals - vals[i])))
+    h, pi = np.abs(right[:, i].real), np.abs(left[:, j].real)
+    return float(vals[i].real), pi / pi.sum(), h
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("iterations", [None, 0], ids=["inverse-iteration", "fallback"])
+def test_the_perron_vectors_match_a_dense_eigen_solve(seed, iterations, monkeypatch):
+    """The quasi-stationary distribution and constant from the Perron vectors, held against numpy's eig.
+
+    With no inverse iteration the vectors fail their residual check and come from the fallback eigen-solve.
+    """
+    if iterations is not None:
+        monkeypatch.setattr(distribution, "_INVERSE_ITERATIONS", iterations)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 120))
+    q = rng.uniform(0, 1, (n, n)) * (rng.uniform(0, 1, (n, n)) < 0.2) + np.diag(rng.uniform(0.01, 1, n))
+    q[np.arange(n), (np.arange(n) + 1) % n] += 0.05  # irreducible: a cycle through every state
+    q *= (rng.uniform(0.3, 0.999, n) / q.sum(axis=1))[:, None]
+    start = rng.dirichlet(np.ones(n))
+    rho, pi, h = _dense_perron(q)
+    g = geometric_tail(sp.csr_matrix(q), start)
+    assert g.simple and g.rate == pytest.approx(rho, abs=1e-12)
+    np.testing.assert_allclose(g.quasi_stationary, pi, rtol=1e-9, atol=1e-13)
+    assert g.constant == pytest.approx(float(start @ h) / float(pi @ h), rel=1e-10)

@@ -219,7 +219,7 @@ def _numbers(x: Any, what: str) -> np.ndarray:
 #: Largest chain that :func:`absorption_times` steps with a dense ``Q`` (:func:`_dense_times`).
 DENSE_STEP_STATES = 256
 
-#: Steps :func:`_dense_times` takes between two looks at the mass left.
+#: Steps :func:`_dense_times` takes between two looks at the mass left (a power of two).
 _BATCH = 32
 
 #: The least mass a state keeps in :func:`absorption_times`: above the subnormal numbers, slow to multiply.
@@ -270,8 +270,10 @@ def absorption_times(
     board (a few hundred turns at 100 squares, about 10^5 at 10^5 squares).
     A chain of at most :data:`DENSE_STEP_STATES` states is stepped with a
     dense ``Q`` instead, :data:`_BATCH` steps between two looks at the mass
-    left, and its mass is flushed once a batch rather than every step
-    (``horizon * n^2`` operations, but a few numpy calls per step fewer).
+    left, and its mass is flushed once a batch rather than every step;
+    after its first ``n`` steps a batch is two products with the powers of
+    ``Q`` (:func:`_dense_times`), so the cost is about ``n^3 + horizon *
+    n^2 / B`` operations rather than ``horizon * n^2``.
 
     Examples
     --------
@@ -339,32 +341,126 @@ def _dense_times(
 ) -> LengthDistribution:
     """:func:`absorption_times` for a small chain: ``Q`` dense, steps taken :data:`_BATCH` at a time.
 
-    Each step is one matrix-vector product into a preallocated block of
-    rows; the probabilities of ending and the mass left are then read from
-    the whole block at once, and the last row is flushed and carried on.
+    At first each step is one matrix-vector product into a preallocated
+    block of rows, and the probabilities of ending and the mass left are
+    read from the whole block at once. Once the steps taken cost about what
+    the powers ``Q^j`` (``j <= B``, ``B`` = :data:`_BATCH`) do (``n`` steps
+    for ``n`` states), they are formed (:func:`_batch_powers`) and a batch
+    is two products with the vector at its start ``v``: ``v Q^B`` and the
+    reads ``v Q^j exit`` and ``v Q^(j + 1) 1``. The last vector of a batch
+    is flushed and carried on.
     """
     qd = q.toarray()
     n = v.size
     rows = np.empty((_BATCH + 1, n))
+    powers: tuple[np.ndarray, np.ndarray] | None = None
     alive = float(v.sum())
     while alive > tail:
-        rows[0] = v
-        for j in range(_BATCH):
-            np.matmul(rows[j], qd, out=rows[j + 1])
-        left = rows[1:].sum(axis=1)  # left[j]: the mass still transient after step j + 1
-        done = np.flatnonzero(left <= tail)
-        steps = int(done[0]) + 1 if done.size else _BATCH
         first = len(pmf)
-        pmf.extend((rows[:steps] @ exit).tolist())
+        if powers is None and first >= n:
+            powers = _batch_powers(qd, exit)
+        if powers is None:
+            rows[0] = v
+            for j in range(_BATCH):
+                np.matmul(rows[j], qd, out=rows[j + 1])
+            left = rows[1:].sum(axis=1)  # left[j]: the mass still transient after step j + 1
+            steps = _steps_in_batch(left, tail)
+            ends = rows[:steps] @ exit
+            v = rows[steps].copy()
+        else:
+            jump, reads = powers
+            r = v @ reads
+            left = r[_BATCH:]
+            steps = _steps_in_batch(left, tail)
+            ends = r[:steps]
+            v = v @ jump
+        pmf.extend(ends.tolist())
         if progress is not None:
             for k in range(-(-(first + 1) // 64) * 64, len(pmf) + 1, 64):
                 progress(k, float(left[k - first - 1]))
-        v = rows[steps].copy()
         v[v < flush] = 0.0
         alive = float(v.sum()) if steps == _BATCH else float(left[steps - 1])
         if len(pmf) > max_steps:
             raise SnlError(f"the length distribution still has mass {alive:.3g} after {max_steps} steps")
     return LengthDistribution(np.asarray(pmf), tail_mass=max(alive, 0.0), unit=unit)
+
+
+def _steps_in_batch(left: np.ndarray, tail: float) -> int:
+    """Steps of a batch to keep: up to the first whose mass left is at most ``tail``, else all."""
+    done = np.flatnonzero(left <= tail)
+    return int(done[0]) + 1 if done.size else _BATCH
+
+
+def _batch_powers(qd: np.ndarray, exit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(Q^B, R)`` for ``B`` = :data:`_BATCH`: ``R[:, j] = Q^j exit`` and ``R[:, B + j] = Q^(j + 1) 1``, ``j < B``.
+
+    ``Q^B`` by repeated squaring (``B`` is a power of two). Every entry is
+    non-negative, so each product is accurate to a few units in the last
+    place, relative.
+
+    Examples
+    --------
+    >>> qd = np.array([[0.5, 0.25], [0.0, 0.5]])
+    >>> jump, reads = _batch_powers(qd, 1.0 - qd.sum(axis=1))
+    >>> bool(np.allclose(jump, np.linalg.matrix_power(qd, _BATCH), rtol=1e-14, atol=0))
+    True
+    >>> reads.shape, reads[:, 0].tolist(), reads[:, _BATCH].tolist()
+    ((2, 64), [0.25, 0.5], [0.75, 0.5])
+    """
+    jump = qd
+    for _ in range(_BATCH.bit_length() - 1):
+        jump = jump @ jump
+    reads = np.empty((qd.shape[0], 2 * _BATCH))
+    pair = np.column_stack([exit, qd.sum(axis=1)])
+    for j in range(_BATCH):
+        reads[:, j], reads[:, _BATCH + j] = pair[:, 0], pair[:, 1]
+        pair = qd @ pair
+    return jump, reads
+
+
+#: Inverse iterations for the Perron vectors (:func:`_perron_vectors`).
+_INVERSE_ITERATIONS = 4
+
+
+def _perron_vectors(qd: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
+    """The left and right Perron vectors of ``qd``, non-negative, by inverse iteration.
+
+    ``rho`` is a simple eigenvalue, every other one at least ``1e-6 rho``
+    away. With the shift ``rho (1 + 1e-10)`` each iteration shrinks the
+    other components by ``1e-4`` or more: after
+    :data:`_INVERSE_ITERATIONS` they are below rounding. One LU
+    factorisation serves both sides (the left one solves with the
+    transpose). Should a vector not come out an eigenvector to ``1e-12``
+    (a pivot that vanished), both are taken from a dense eigen-solve.
+
+    Examples
+    --------
+    >>> pi, h = _perron_vectors(np.array([[0.5, 0.25], [0.0, 0.25]]), 0.5)
+    >>> np.round(pi / pi.sum(), 12).tolist(), np.round(h / h.max(), 12).tolist()
+    ([0.5, 0.5], [1.0, 0.0])
+    """
+    import scipy.linalg as la
+    from scipy.linalg import lapack
+
+    n = qd.shape[0]
+    shift = rho * (1.0 + 1e-10) if rho > 0 else 1.0
+    lu, piv, info = lapack.dgetrf(qd - shift * np.eye(n))
+    out = []
+    for trans, mat in ((1, qd.T), (0, qd)):
+        if info != 0:  # a pivot vanished
+            break
+        x = np.full(n, 1.0 / n)  # not orthogonal to a non-negative Perron vector
+        for _ in range(_INVERSE_ITERATIONS):
+            x, _ = lapack.dgetrs(lu, piv, x, trans=trans)
+            x /= np.abs(x).max()
+        if not (np.isfinite(x).all() and np.abs(mat @ x - rho * x).max() <= 1e-12):
+            break
+        out.append(x * np.sign(x.sum()) if x.sum() else x)
+    if len(out) < 2:
+        vals, left, right = la.eig(qd, left=True, right=True)
+        i = int(np.argmin(np.abs(vals - rho)))
+        out = [x.real * np.sign(x.real.sum()) if x.real.sum() else x.real for x in (left[:, i], right[:, i])]
+    return np.clip(out[0], 0.0, None), np.clip(out[1], 0.0, None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,10 +537,10 @@ def geometric_tail(transient: sp.csr_matrix, start: np.ndarray) -> GeometricTail
     if m <= DENSE_EIG_STATES:
         import scipy.linalg as la
 
-        vals, left, right = la.eig(qr.toarray(), left=True, right=True)
+        qd = qr.toarray()
+        vals = la.eigvals(qd)
         i = int(np.argmax(np.where(np.abs(vals.imag) < 1e-12, vals.real, -np.inf)))
         rho = float(vals[i].real)
-        pi, h = left[:, i].real, right[:, i].real
         near = int(np.sum(np.abs(vals - rho) < 1e-6 * max(rho, 1e-300)))
     else:
         raise LimitError(
@@ -455,9 +551,7 @@ def geometric_tail(transient: sp.csr_matrix, start: np.ndarray) -> GeometricTail
         raise ModelError(f"the transient block has no real Perron root in [0, 1) (found {rho!r})")
     if near > 1:
         return GeometricTail(rate=rho, constant=float("nan"), quasi_stationary=np.zeros(0), simple=False)
-    pi = pi * np.sign(pi.sum()) if pi.sum() else pi
-    h = h * np.sign(h.sum()) if h.sum() else h
-    pi, h = np.clip(pi, 0.0, None), np.clip(h, 0.0, None)
+    pi, h = _perron_vectors(qd, rho)
     pi /= pi.sum()
     const = float(start[keep] @ h) / float(pi @ h)
     qsd = np.zeros(n)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import breadth_first_order
 
 from ..board import Board
@@ -131,7 +132,8 @@ def _whole_chain(board: Board, rules: Rules) -> np.ndarray:
     x0 = int(pos[0])
     e0 = np.zeros(k)
     e0[x0] = 1.0
-    occ = BlockLU(a).solve_transposed(e0)  # G[x0, :]
+    lu = factorize(a)  # factors of the transpose, shared with the solves for G[:, s]
+    occ = lu.solve(e0)  # G[x0, :]
 
     # the landing transitions, grouped by target
     at, on = tr.landed_at, tr.landed_on  # every landing, chained jumps included
@@ -147,7 +149,7 @@ def _whole_chain(board: Board, rules: Rules) -> np.ndarray:
 
     # l[x0] for every target: the expected number of landings on it
     landed = np.bincount(land, weights=occ[src] * prob, minlength=n_sq + 1)
-    _solve_group(a, occ, landed, targets, bounds, src, tgt, prob, out)
+    _solve_group(lu, a.shape[0], occ, landed, targets, bounds, src, tgt, prob, out)
     return np.clip(out, 0.0, 1.0)
 
 
@@ -454,7 +456,8 @@ def _cut_correction(a: sp.csr_matrix, cut: LongCut) -> tuple[sp.csr_matrix, tupl
 
 
 def _solve_group(
-    a: sp.csr_matrix,
+    lu: spla.SuperLU,
+    k: int,
     occ: np.ndarray,
     landed: np.ndarray,
     group: np.ndarray,
@@ -464,11 +467,12 @@ def _solve_group(
     prob: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """Hit probabilities of the targets in ``group`` from the whole chain's system (``G[:, s]`` for every source)."""
+    """Hit probabilities of the targets in ``group`` from the whole chain's system (``G[:, s]`` for every source).
+
+    ``lu`` factorises the transpose of the chain's ``I - Q`` (``k`` states).
+    """
     sel = np.concatenate([np.arange(bounds[t], bounds[t + 1]) for t in group])
     sources = np.unique(src[sel])
-    k = a.shape[0]
-    lu = factorize(a)
     g = np.empty((k, sources.size))
     for c0 in range(0, sources.size, _MAX_RHS):
         cols = sources[c0 : c0 + _MAX_RHS]
@@ -481,7 +485,7 @@ def _solve_group(
     s_i, y_i, p_i = src[sel], tgt[sel], prob[sel]
     c_i = np.searchsorted(sources, s_i)
     move = y_i >= 0  # transitions to a transient state (not the finish)
-    kk = a.shape[0] + 1
+    kk = k + 1
     uk, inv = np.unique(tid[move] * kk + y_i[move], return_inverse=True)
     ys_t, ys_y = uk // kk, uk % kk  # (target, state) of every entry of every Y_t
     n_y = np.bincount(ys_t, minlength=group.size)

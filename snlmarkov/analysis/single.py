@@ -29,6 +29,7 @@ from ..policy import Policy
 from ..rules import Rules
 from .distribution import (
     DEFAULT_TAIL,
+    DENSE_STEP_STATES,
     LENGTH_TAIL_STATES,
     GeometricTail,
     LengthDistribution,
@@ -291,11 +292,16 @@ class Analysis:
             8.0 * min(turns + 1, 2**62) * self.model.n_states,
             f"the position distributions of {show_value(turns, commas=True)} turns",
         )
-        mt = self.model.matrix.T.tocsr()
         out = np.zeros((turns + 1, self.model.n_states))
         out[0, self.model.start] = 1.0
-        for t in range(turns):
-            out[t + 1] = mt @ out[t]
+        if self.model.n_states <= DENSE_STEP_STATES:  # a dense product costs less than a sparse call
+            md = self.model.matrix.toarray()
+            for t in range(turns):
+                np.matmul(out[t], md, out=out[t + 1])
+        else:
+            mt = self.model.matrix.T.tocsr()
+            for t in range(turns):
+                out[t + 1] = mt @ out[t]
         return out
 
     def position_distribution(self, turns: int) -> np.ndarray:
