@@ -267,10 +267,25 @@ def batchable(rules: Rules) -> bool:
     return isinstance(rules, Rules) and not rules.choice
 
 
+def _slot_probs(cols: DieColumns, redeal: np.ndarray) -> np.ndarray:
+    """The ``(values, states)`` table of probabilities: the die, or under ``redeal`` its capped roll."""
+    b = redeal.size
+    if redeal.all():  # the die without its top value, renormalised
+        return np.repeat(cols.capped[:, None], b, axis=1)
+    if redeal.any():
+        return np.where(redeal[None, :], cols.capped[:, None], cols.probs[:, None])
+    return np.repeat(cols.probs[:, None], b, axis=1)
+
+
 def _slots(
     n_sq: int, rules: Rules, cur: Any, sixes: Any, origin: Any, dest: np.ndarray, base: np.ndarray | None
 ) -> RollSlots:
-    """The body of :func:`roll_slots`: ``base`` offsets each state into ``dest`` (or None: one board)."""
+    """The body of :func:`roll_slots`: ``base`` offsets each state into ``dest`` (or None: one board).
+
+    The tables are built as ``(values, states)`` arrays and handed out
+    transposed (Fortran-ordered ``(states, values)`` views): every operation
+    then runs along the states, not along a row of a handful of values.
+    """
     rules.no_choice("the exact kernel rolls one die")  # a choice is made first (chain.choice), then rolled here
     cols = die_columns(rules.die)
     f = cols.values.size
@@ -284,56 +299,54 @@ def _slots(
     void = capped & (rules.on_cap == "forfeit")
     home = capped & (rules.on_cap == "restart")
 
-    prob = np.repeat(cols.probs[None, :], b, axis=0)
-    if redeal.any():
-        prob[redeal] = cols.capped  # the die without its top value, renormalised
-    t = cur[:, None] + cols.values.astype(itype)
-    stay = np.zeros((b, f), dtype=bool)
+    prob = _slot_probs(cols, redeal)
+    t = cols.values.astype(itype)[:, None] + cur[None, :]
+    stay = np.zeros((f, b), dtype=bool)
     over = t > n_sq
-    bounced = over if rules.finish == "bounce" else np.zeros((b, f), dtype=bool)
+    bounced = over if rules.finish == "bounce" else np.zeros((f, b), dtype=bool)
     if rules.finish == "bounce":
         np.subtract(2 * n_sq, t, out=t, where=over)
     elif rules.finish == "none":
         np.minimum(t, n_sq, out=t)
     else:  # stay: the token keeps its square and the turn ends
         stay = over
-        t[stay] = -1
+        np.copyto(t, -1, where=stay)
     landing = t
     # -1 (no landing) reads dest[0], as any square below 0 would: it is overwritten below
-    square = np.take(dest, t, mode="clip") if base is None else dest[base + np.maximum(t, 0)]
+    square = np.take(dest, t, mode="clip") if base is None else dest[base.reshape(1, -1) + np.maximum(t, 0)]
     if cols.zero:  # a move of 0 moves nothing and lands nowhere
-        landing[:, 0] = -1
-        square[:, 0] = cur
+        landing[0] = -1
+        square[0] = cur
     if rules.finish == "bounce" and not rules.jump_after_bounce:
         np.copyto(square, t, where=over)  # the token stays on the bounce square, jump or not
     if rules.finish == "stay":
-        np.copyto(square, cur[:, None], where=stay)
-    cont = np.zeros((b, f), dtype=bool)
+        np.copyto(square, cur[None, :], where=stay)
+    cont = np.zeros((f, b), dtype=bool)
     if rules.bonus_on_six:
-        cont[:, f - 1] = ~stay[:, f - 1] & (square[:, f - 1] < n_sq) & ~capped
+        cont[f - 1] = ~stay[f - 1] & (square[f - 1] < n_sq) & ~capped
 
-    voided = np.zeros((b, f), dtype=bool)
+    voided = np.zeros((f, b), dtype=bool)
     if void.any():  # forfeit: a six at the cap voids the turn, back to its origin
-        landing[void, f - 1] = -1
-        square[void, f - 1] = np.asarray(origin, dtype=itype)[void]
-        cont[void, f - 1] = False
-        voided[void, f - 1] = True
-    restarted = np.zeros((b, f), dtype=bool)
+        landing[f - 1, void] = -1
+        square[f - 1, void] = np.asarray(origin, dtype=itype)[void]
+        cont[f - 1, void] = False
+        voided[f - 1, void] = True
+    restarted = np.zeros((f, b), dtype=bool)
     if home.any():  # restart: a six at the cap ends the turn, the token back on 0; it lands nowhere
-        landing[home, f - 1] = -1
-        square[home, f - 1] = 0
-        cont[home, f - 1] = False
-        restarted[home, f - 1] = True
+        landing[f - 1, home] = -1
+        square[f - 1, home] = 0
+        cont[f - 1, home] = False
+        restarted[f - 1, home] = True
     entering = np.zeros(b, dtype=bool)
     if rules.start_on_six:
         entering = (cur == 0) & (sixes == 0)
         if entering.any():
             # a six enters (the token stays on 0 and rolls again); anything else ends the turn
-            landing[entering] = -1
-            square[entering] = 0
-            cont[entering] = False
-            cont[entering, f - 1] = True
-    return RollSlots(prob, landing, square, cont, capped, entering, stay, bounced, voided, restarted)
+            landing[:, entering] = -1
+            square[:, entering] = 0
+            cont[:, entering] = False
+            cont[f - 1, entering] = True
+    return RollSlots(prob.T, landing.T, square.T, cont.T, capped, entering, stay.T, bounced.T, voided.T, restarted.T)
 
 
 def one_roll(board: Board, rules: Rules, cur: np.ndarray, sixes: np.ndarray, origin: np.ndarray) -> RollOutcomes:

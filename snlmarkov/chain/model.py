@@ -415,6 +415,12 @@ def _turn_rows(
     return _TurnRows(indptr, out_idx, out_val, paths.roll_counts, paths.landings_found())
 
 
+def _first_row_unsorted(blk: sp.csr_matrix) -> bool:
+    """Whether the first row of a CSR block has its column indices out of order (O(that row))."""
+    row = blk.indices[int(blk.indptr[0]) : int(blk.indptr[1])]
+    return bool(row.size > 1 and np.any(row[1:] < row[:-1]))
+
+
 class _TurnPaths:
     """Every path of rolls a turn can take, followed for a block of starting squares at a time.
 
@@ -494,10 +500,13 @@ class _TurnPaths:
             n_levels += 1
             six = s.cont[:, f - 1]  # only the six (entering six included) continues a turn
             if isinstance(live, slice) and not want_land:  # every row: the outcomes go straight into the slots
-                cols[:, part] = s.square
                 w = vals[:, part]
-                # I - M holds the negated entries: (-w) p is -(w p) exactly, and a sum of negated terms the negated sum
-                np.multiply((-weight if system else weight)[:, None], s.prob, out=w)
+                sq, pr = s.square.T, s.prob.T  # (values, rows): each column of the table in one pass
+                signed = -weight if system else weight
+                for j in range(f):
+                    cols[:, part.start + j] = sq[j]
+                    # I - M holds the negated entries: (-w) p is -(w p) exactly, and a sum of negated terms the negated sum
+                    np.multiply(signed, pr[j], out=w[:, j])
                 weight = np.where(six, -w[:, f - 1] if system else w[:, f - 1], 0.0)  # the weight going on
                 np.copyto(w[:, f - 1], 0.0, where=six)  # a six that goes on ends nothing here
             else:  # the other rows keep value 0 there: no entry (their columns are never read)
@@ -548,6 +557,8 @@ class _TurnPaths:
         data = (vals.ravel() if vals.flags.c_contiguous else vals.reshape(-1)).take(at)
         indices = (cols.ravel() if cols.flags.c_contiguous else cols.reshape(-1)).take(at)
         blk = sp.csr_matrix((data, indices.astype(self.out_dtype, copy=False), local_ptr), shape=(nb, n + 1))
+        if _first_row_unsorted(blk):  # then so is the block: what scipy's O(nnz) checks in sum_duplicates would find
+            blk.has_sorted_indices = False
         blk.sum_duplicates()
         return blk
 
