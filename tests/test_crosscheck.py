@@ -2,7 +2,8 @@
 
 Correct models must pass for every preset and a grid of every rule toggle on
 both built-in boards (this grid is the project's CI cross-check of the
-simulator against the matrices); models with one planted mistake (a wrong
+simulator against the matrices; the product of the toggles runs in CI's slow
+step, ``pytest -m slow``); models with one planted mistake (a wrong
 jump, a wrong rule) must fail, with margins that make a miss practically
 impossible.
 """
@@ -79,7 +80,17 @@ GRID = grid()
 GRID_ALPHA = 4e-5 / len(GRID)
 
 
-@pytest.mark.parametrize("index", range(len(GRID)), ids=[f"{b}-{label}" for b, label, _ in GRID])
+def _grid_params():
+    """The grid's cases; the toggle product (every combination, 72 cases) runs in the slow step.
+
+    The presets, the extra faces, the house rules and the chained board stay in the fast suite.
+    """
+    for index, (b, label, _) in enumerate(GRID):
+        toggles = "-bonus" in label  # the labels of the toggle product
+        yield pytest.param(index, id=f"{b}-{label}", marks=[pytest.mark.slow] if toggles else [])
+
+
+@pytest.mark.parametrize("index", list(_grid_params()))
 def test_correct_models_pass(index):
     name, _, rules = GRID[index]
     report = crosscheck(BOARDS[name], rules, 100_000, rng=[2024, index], alpha=GRID_ALPHA)
