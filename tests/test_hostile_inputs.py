@@ -911,9 +911,12 @@ def test_playing_a_long_chain_is_linear_or_refused_at_once():
         assert game.turns()[0].end == 3001  # the first roll lands on 1..6: the whole chain up to 3001
 
 
-def test_simulating_a_chain_whose_table_passes_the_memory_limit_is_a_named_refusal():
+def test_simulating_a_chain_whose_table_passes_the_memory_limit_is_a_named_refusal(monkeypatch):
     """Each landing row of the simulator's table costs the kernel's int64 answer and its copy: counted."""
-    board = Board(2002, {i: i + 1 for i in range(1, 2001)}, chain=True)  # tried 3.2 GiB + 3.2 GiB, raw MemoryError
+    # 2,001 landing rows a roll: even the one-roll table needs about 1.3 GB to build (36,054 entries
+    # of about 36 kB each, 5.8 MB without the rows); a two-roll table once tried 3.2 GiB + 3.2 GiB, raw MemoryError
+    monkeypatch.setenv("SNLMARKOV_MEMORY_LIMIT", "1G")
+    board = Board(2002, {i: i + 1 for i in range(1, 2001)}, chain=True)
     out, seconds = timed(snl.simulate, board, Rules(), 100, rng=1)
     assert isinstance(out, LimitError) and "SNLMARKOV_MEMORY_LIMIT" in str(out) and seconds < 10, out
 

@@ -45,7 +45,7 @@ __all__ = ["simulate", "SimulationResult", "SimulationSummary"]
 
 
 #: most entries of the roll table solo games step with
-FAST_ENTRIES = 1 << 19
+FAST_ENTRIES = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)

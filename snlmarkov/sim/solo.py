@@ -1,17 +1,20 @@
 """The single-token engine of the simulator: many solo games in lock-step.
 
 A pool of about :data:`WIDTH` games is advanced together, one step at a
-time: each game draws one uniform code and one look-up in a
-:func:`~snlmarkov.sim.tables.roll_table` applies the rolls it stands for
-(several rolls, running on from turn to turn). Finished games leave the pool
-every :data:`BLOCK` steps and new games join it, so the pool stays full and
-the working memory bounded however many games are played.
+time: each game draws one uniform code (:class:`CodeDraw`) and one look-up
+in a :func:`~snlmarkov.sim.tables.roll_table` applies the rolls it stands
+for (several rolls, running on from turn to turn). Every :data:`BLOCK`
+steps the games that are done leave the pool and new games take their
+places, so the pool stays full and the working memory bounded however many
+games are played.
 
 Each game keeps one *tally*: its rolls when every turn is one roll (turns
-are then the same), else its turns plus its rolls times 2**32. Within a
-block, steps add into small 16-bit sums that are folded into the tallies at
-the end. The finished state adds nothing, so finished games can wait there
-for the next compaction to be read.
+are then the same), else its turns plus its rolls times 2**32. The table is
+looked up packed (:class:`_Packed`): one integer per entry holds the next
+state and what the step adds to the tally, and the entries a game takes
+within a block are summed, then folded into the tallies at the end. The
+finished state adds nothing, so finished games can wait there for the end
+of the block.
 
 Games that could reach ``max_turns`` within the next block leave the pool
 for a *slow lane* that plays one roll per step and stops each game exactly
@@ -20,6 +23,7 @@ after its ``max_turns``-th turn.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -33,7 +37,7 @@ __all__ = []
 #: games advanced together
 WIDTH = 1 << 17
 #: steps between two compactions of the pool
-BLOCK = 8
+BLOCK = 4
 
 
 @dataclass(frozen=True)
@@ -73,13 +77,10 @@ class _Sink:
     one_roll_turns: bool
     bar: Any
 
-    def fold(self, tally: np.ndarray, block: np.ndarray) -> None:
-        """Add a block's 16-bit sums (turns + 256 * rolls, or rolls) into the tallies; clear them."""
-        if self.one_roll_turns:
-            tally += block
-        else:
-            tally += (block & 0xFF) + ((block >> 8).astype(np.int64) << 32)
-        block[:] = 0
+    @property
+    def ttype(self) -> type:
+        """The dtype of a tally."""
+        return np.int32 if self.one_roll_turns else np.int64
 
     def counts(self, tally: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Turns and rolls from tallies."""
@@ -90,9 +91,116 @@ class _Sink:
     def write(self, gid: np.ndarray, tally: np.ndarray) -> None:
         turns, rolls = self.counts(tally)
         self.turns[gid] = turns
-        self.rolls[gid] = rolls
+        if self.rolls is not self.turns:
+            self.rolls[gid] = rolls
         if self.bar is not None:
             self.bar.update(gid.size)
+
+
+class _Packed:
+    """A step table packed for :func:`_run`: one unsigned integer per entry,
+    the next state's offset (``state * codes``) shifted left by :attr:`shift`
+    above what the step adds to the tally (its rolls, plus its turns in a
+    field of their own unless turns are rolls).
+
+    The entries a game takes over a block are summed as they are (modulo
+    2**32 or 2**64): the fields of what steps add never carry into each
+    other or into the offsets within :data:`BLOCK` steps, so the low
+    :attr:`shift` bits of the sum are what the block added.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> from snlmarkov.sim.tables import roll_table
+    >>> t = roll_table(Board(3), Rules(), 2)
+    >>> p = _Packed(t, one_roll_turns=False)
+    >>> e = 0 * t.codes + 1   # from square 0: a 2 then a 1, home in two turns
+    >>> int(p.packed[e]) >> p.shift == t.finished * t.codes, int(t.turns[e]), int(t.rolls[e])
+    (True, 2, 2)
+    >>> tally = np.zeros(1, dtype=np.int64)
+    >>> p.fold(tally, p.packed[[e]] + p.packed[[0]])   # and a 1, 1 (two turns): two steps in a block
+    >>> int(tally[0] & 0xFFFFFFFF), int(tally[0] >> 32)   # turns, rolls
+    (4, 4)
+    """
+
+    def __init__(self, table: StepTable, one_roll_turns: bool) -> None:
+        self.one_roll_turns = one_roll_turns
+        self.field = (BLOCK * table.rolls_per_step).bit_length()  # holds a block's sum of rolls (or turns)
+        self.shift = self.field if one_roll_turns else 2 * self.field
+        adds = table.rolls.astype(np.uint64)
+        if not one_roll_turns:
+            adds = table.turns.astype(np.uint64) | (adds << np.uint64(self.field))
+        top = (table.states - 1) * table.codes
+        if top >= 2**62 >> self.shift:
+            raise ValueError("step table too large to pack")
+        self.itype = np.int32 if top < 2**31 else np.int64
+        self.dtype = np.dtype(np.uint32 if top < 2**32 >> self.shift else np.uint64)
+        offsets = table.next.astype(np.uint64) * np.uint64(table.codes)
+        self.packed = ((offsets << np.uint64(self.shift)) | adds).astype(self.dtype)
+
+    def fold(self, tally: np.ndarray, block: np.ndarray) -> None:
+        """Add a block's sums into the tallies (turns + 2**32 * rolls, or rolls); clear the sums."""
+        added = np.bitwise_and(block, self.dtype.type((1 << self.shift) - 1), out=block)
+        if self.one_roll_turns:
+            np.add(tally, added, out=tally, casting="unsafe")
+        else:
+            turns = added & self.dtype.type((1 << self.field) - 1)
+            tally += turns.astype(np.int64) + ((added >> self.dtype.type(self.field)).astype(np.int64) << 32)
+        block[:] = 0
+
+
+@functools.lru_cache(maxsize=16)
+def _packed(table: StepTable, one_roll_turns: bool) -> _Packed:
+    return _Packed(table, one_roll_turns)
+
+
+class CodeDraw:
+    """Uniform codes ``0..codes-1`` for :func:`_run`, drawn a block of steps at a time.
+
+    Codes up to 2**16 are dealt from 16-bit random words: a word ``v`` below
+    ``k * codes`` (``k = 2**16 // codes``) gives the code ``v // k`` (each
+    code has ``k`` such words), and a word at or above is drawn again, so
+    every code is exactly equally likely. The words come from the raw output
+    of a 64-bit bit generator (four words per output), else from
+    ``rng.integers``. Larger codes are drawn by ``rng.integers``.
+
+    Examples
+    --------
+    >>> draw = CodeDraw(np.random.default_rng(0), 6)
+    >>> rows = list(draw.block(3, 100_000))
+    >>> len(rows), rows[0].shape, sorted(set(np.concatenate(rows).tolist()))
+    (3, (100000,), [0, 1, 2, 3, 4, 5])
+    """
+
+    #: bit generators whose raw output is 64 random bits
+    RAW64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+    def __init__(self, rng: np.random.Generator, codes: int) -> None:
+        self.rng, self.codes = rng, int(codes)
+        self.raw = type(rng.bit_generator) in self.RAW64
+        self.per = (1 << 16) // self.codes if self.codes <= 1 << 16 else 0
+        self.limit = self.per * self.codes
+
+    def words(self, n: int) -> np.ndarray:
+        """``n`` uniform 16-bit words."""
+        if self.raw:
+            return self.rng.bit_generator.random_raw(-(-n // 4)).view(np.uint16)[:n]
+        return self.rng.integers(0, 1 << 16, size=n, dtype=np.uint16)
+
+    def block(self, steps: int, m: int) -> Any:
+        """``steps`` arrays of ``m`` codes each, one per step."""
+        if not self.per:
+            dtype = np.uint32 if self.codes <= 1 << 32 else np.uint64
+            return (self.rng.integers(0, self.codes, size=m, dtype=dtype) for _ in range(steps))
+        v = self.words(steps * m)
+        if self.limit < 1 << 16:
+            bad = np.flatnonzero(v >= self.limit)
+            while bad.size:
+                v[bad] = self.words(bad.size)
+                bad = bad[v[bad] >= self.limit]
+        if self.per > 1:
+            v //= np.uint16(self.per)
+        return v.reshape(steps, m)
 
 
 def play_solo(
@@ -141,7 +249,7 @@ def play_solo(
     return SoloOutcome(turns=turns, rolls=rolls, truncated=sink.truncated, landings=landings)
 
 
-def _run(  # noqa: C901, PLR0915
+def _run(  # noqa: C901, PLR0912, PLR0915
     table: StepTable,
     rng: np.random.Generator,
     sink: _Sink,
@@ -163,44 +271,30 @@ def _run(  # noqa: C901, PLR0915
     # states as offsets (state * codes); the finished state adds nothing to
     # the tally, so finished games wait there for the next compaction
     fin = table.finished * codes
-    itype = np.int32 if entries < 2**31 else np.int64
-    offsets = table.next.astype(itype) * codes
-    # what a step adds, as turns + 256 * rolls (rolls alone when turns are
-    # rolls); summed over a block in 16 bits, then into the tally
-    if per_step * BLOCK > 255:
-        raise ValueError("too many rolls per block for 8-bit counts")
-    adds = table.rolls.astype(np.uint16)
-    if not sink.one_roll_turns:
-        adds = table.turns + (adds << 8)
-    ttype = np.int32 if sink.one_roll_turns else np.int64
+    step_table = _packed(table, sink.one_roll_turns)
+    itype = step_table.itype
     if void:
         carry = np.where(table.carry >= 0, table.carry.astype(itype) * codes, -1).astype(itype)
-    code_dtype = np.uint16 if codes <= 1 << 16 else np.uint32 if codes <= 1 << 32 else np.uint64
+    draw = CodeDraw(rng, codes)
     counter = EntryCounter(entries)
 
     def fresh(first: int, n: int) -> _Pool:
         gid = np.arange(first, first + n, dtype=np.int64)
         zeros = np.zeros(n, dtype=itype)
-        return _Pool(st=zeros, gid=gid, tally=np.zeros(n, dtype=ttype), start=zeros.copy())
+        return _Pool(st=zeros, gid=gid, tally=np.zeros(n, dtype=sink.ttype), start=zeros.copy())
 
     if pool is None:
-        pool = fresh(0, 0)
+        joined = min(games, WIDTH)
+        pool = fresh(0, joined)
     else:
+        joined = 0
         pool.st = pool.st.astype(itype) * codes
         pool.start = pool.start.astype(itype) * codes
     lane: _Pool | None = None
     # no game in the pool has more than head + step * per_step turns
     head = int(sink.counts(pool.tally)[0].max()) if pool.st.size else 0
-    joined = step = 0
-    while True:
-        # ---- refill the pool with new games
-        room = WIDTH - pool.st.size
-        if room > 0 and joined < games:
-            n = min(room, games - joined)
-            pool.extend(fresh(joined, n))
-            joined += n
-        if pool.st.size == 0:
-            break
+    step = 0
+    while pool.st.size:
         # ---- games that might reach max_turns in this block go to the slow lane
         if not slow_lane and (step + BLOCK) * per_step >= max_turns:
             late = sink.counts(pool.tally)[0] + BLOCK * per_step >= max_turns
@@ -213,17 +307,23 @@ def _run(  # noqa: C901, PLR0915
                 else:
                     lane.extend(moved)
                 pool = pool.take(np.flatnonzero(~late))
+                room = WIDTH - pool.st.size
+                if room > 0 and joined < games:  # refill the pool with new games
+                    n = min(room, games - joined)
+                    pool.extend(fresh(joined, n))
+                    joined += n
                 continue
         # ---- BLOCK steps on the whole pool, in place
         st, tally, m = pool.st, pool.tally, pool.st.size
-        block = np.zeros(m, dtype=np.uint16)
-        for _ in range(BLOCK):
-            code = rng.integers(0, codes, size=m, dtype=code_dtype)
+        block = np.zeros(m, dtype=step_table.dtype)
+        got = np.empty(m, dtype=step_table.dtype)  # the packed entries just taken
+        for code in draw.block(BLOCK, m):
             index = counter.reserve(m)
             np.add(st, code, out=index)
             counter.commit(m)
-            offsets.take(index, out=st)
-            np.add(block, adds.take(index), out=block)
+            step_table.packed.take(index, out=got, mode="clip")
+            np.add(block, got, out=block)
+            np.right_shift(got, step_table.shift, out=st, casting="unsafe")
             if void:
                 hit = table.void.take(index)
                 if hit.any():
@@ -232,16 +332,27 @@ def _run(  # noqa: C901, PLR0915
                 np.copyto(pool.start, back, where=back >= 0)
             step += 1
             if slow_lane and head + step >= max_turns:
-                sink.fold(tally, block)
+                step_table.fold(tally, block)
                 stop = (sink.counts(tally)[0] >= max_turns) & (st != fin)
                 if stop.any():  # stopped there: they wait on the finish, marked truncated
                     sink.truncated[pool.gid[stop]] = True
                     st[stop] = fin
-        sink.fold(tally, block)
-        # ---- games that are done leave the pool
-        over = st == fin
-        if over.any():
-            rows = np.flatnonzero(over)
+        step_table.fold(tally, block)
+        # ---- games that are done leave the pool; new games take their places
+        rows = np.flatnonzero(st == fin)
+        if rows.size:
             sink.write(pool.gid[rows], tally[rows])
-            pool = pool.take(np.flatnonzero(~over))
+            n = min(rows.size, games - joined)
+            if n:
+                into = rows[:n]
+                pool.gid[into] = np.arange(joined, joined + n)
+                st[into] = 0
+                tally[into] = 0
+                if void:
+                    pool.start[into] = 0
+                joined += n
+            if n < rows.size:
+                keep = np.ones(m, dtype=bool)
+                keep[rows[n:]] = False
+                pool = pool.take(np.flatnonzero(keep))
     return lane, counter.counts()
