@@ -24,8 +24,8 @@ from snlmarkov.errors import UnwinnableBoardError
 from snlmarkov.game.events import Ladder, Move, Roll, Snake
 from snlmarkov.sim.core import MODES, SimulationResult, simulate
 from snlmarkov.sim.multi import play_multi
-from snlmarkov.sim.solo import play_solo
-from snlmarkov.sim.tables import max_rolls_per_turn, roll_table, turn_table
+from snlmarkov.sim.solo import CodeDraw, play_solo
+from snlmarkov.sim.tables import max_rolls_per_turn, mixed_parts, mixed_roll_table, roll_table, turn_table
 
 ALPHA = 5e-7  # about 25 statistical tests here: below 1.5e-5 for the file
 APP, PLAIN, FAMILY = Rules(), Rules.preset("plain"), Rules.preset("family")
@@ -486,6 +486,45 @@ def test_six_to_start_waits_for_a_six_then_moves():
     pmf = np.array([0.0] + [(5 / 6) ** (t - 1) / 6 for t in range(1, horizon + 1)])
     assert chi2_gof(turn_counts(r, horizon), with_tail(pmf)) > ALPHA
     assert r.landings[0] == 0 and r.landings.sum() == n
+
+
+@pytest.mark.parametrize("rolls", [1, 2, 3])
+def test_mixed_roll_tables_are_roll_tables_by_code_range(rolls):
+    board = Board(6, {1: 4, 5: 2})
+    for rules in every_rule_set(faces=(4, 6)):
+        codes, parts = mixed_parts(rules, rolls)
+        mixed = mixed_roll_table(board, rules, rolls)
+        assert codes == mixed.codes and codes & (codes - 1) == 0 and mixed.rolls_per_step == rolls
+        none, tables = board.size + 1, [(roll_table(board, rules, r), copies) for r, copies in parts]
+        for state in range(mixed.states):
+            row = slice(state * codes, (state + 1) * codes)
+            base = 0
+            for t, copies in tables:
+                src = state * t.codes + np.arange(copies * t.codes) % t.codes
+                dst = np.arange(row.start + base, row.start + base + copies * t.codes)
+                assert mixed.void.size == mixed.carry.size == (mixed.entries if t.void.size else 0)
+                for name in ("next", "turns", "rolls") + (("void", "carry") if t.void.size else ()):
+                    assert (getattr(mixed, name)[dst] == getattr(t, name)[src]).all(), (rules, state, name)
+                assert (mixed.land[: t.land.shape[0], dst] == t.land[:, src]).all()
+                assert (mixed.land[t.land.shape[0] :, dst] == none).all()
+                base += copies * t.codes
+            idle = np.arange(row.start + base, row.stop)  # codes left over: the token stays
+            assert idle.size <= codes // 4
+            assert (mixed.next[idle] == state).all() and not mixed.turns[idle].any() and not mixed.rolls[idle].any()
+            assert (mixed.land[:, idle] == none).all() and not (mixed.void.size and mixed.void[idle].any())
+            if mixed.carry.size:
+                assert (mixed.carry[idle] == (state if state <= board.size else -1)).all()
+
+
+def test_code_draws_are_uniform_and_the_check_catches_a_modulo_bias():
+    for codes in (6, 200, 216, 256, 40_000):
+        draw = CodeDraw(np.random.default_rng(codes), codes)
+        counts = np.bincount(np.concatenate(draw.block(4, 250_000)).ravel(), minlength=codes)
+        assert counts.size == codes
+        assert stats.chisquare(counts).pvalue > ALPHA, codes
+    # a 16-bit word taken modulo 40,000 (no rejection) makes codes below 25,536 twice as likely
+    words = np.random.default_rng(1).integers(0, 1 << 16, size=1_000_000)
+    assert stats.chisquare(np.bincount(words % 40_000, minlength=40_000)).pvalue < ALPHA
 
 
 CHAIN_BOARD = Board(9, {1: 5, 3: 8, 7: 2})

@@ -8,7 +8,7 @@ shares no code with the transition matrices, so comparing the two
 
 How it is fast: the play kernel is first asked once about every (square,
 dice) combination a step can meet (:mod:`snlmarkov.sim.tables`); a step of
-a game is then one uniform random integer, standing for several independent
+a game is then one uniform random integer, standing for up to several independent
 die rolls (each dealt from the die's slots, its whole weights laid out as
 equally likely values), and one table look-up. Solo games run in a pool kept full as games
 finish (:mod:`snlmarkov.sim.solo`); races of several seats run round by
@@ -39,13 +39,22 @@ from .choosing import check_policy_finishes, play_choosing
 from .multi import play_multi
 from .solo import play_solo
 from .summary import KEEP, SimulationSummary
-from .tables import StepTable, check_table_memory, max_rolls_per_turn, roll_table, roll_table_codes, turn_table
+from .tables import (
+    StepTable,
+    check_table_memory,
+    max_rolls_per_turn,
+    mixed_parts,
+    mixed_roll_table,
+    roll_table,
+    roll_table_codes,
+    turn_table,
+)
 
 __all__ = ["simulate", "SimulationResult", "SimulationSummary"]
 
 
 #: most entries of the roll table solo games step with
-FAST_ENTRIES = 1 << 16
+FAST_ENTRIES = 1 << 17
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,15 +268,17 @@ def _turn_table(board: Board, rules: Rules) -> StepTable:
 
 @functools.lru_cache(maxsize=8)
 def _roll_tables(board: Board, rules: Rules) -> tuple[StepTable, StepTable]:
-    """The tables solo games step with: as many rolls per step as fit
-    ``FAST_ENTRIES`` (and 2**16 codes), and one roll per step (the slow lane)."""
-    rolls = 1
+    """The tables solo games step with: a :func:`~snlmarkov.sim.tables.mixed_roll_table` of as many rolls
+    per step as fit ``FAST_ENTRIES`` (and 2**16 codes), else the one-roll table; and the one-roll table
+    (the slow lane)."""
+    rolls, states = 0, roll_table_codes(rules, 1)[0] * (board.size + 1)
     while True:
-        phases, codes = roll_table_codes(rules, rolls + 1)
-        if codes > 1 << 16 or phases * (board.size + 1) * codes > FAST_ENTRIES:
+        codes, _ = mixed_parts(rules, rolls + 1)
+        if codes > 1 << 16 or states * codes > FAST_ENTRIES:
             break
         rolls += 1
-    return roll_table(board, rules, rolls), roll_table(board, rules, 1)
+    slow = roll_table(board, rules, 1)
+    return (mixed_roll_table(board, rules, rolls) if rolls else slow), slow
 
 
 def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: str) -> GameState | None:

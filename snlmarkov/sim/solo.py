@@ -35,9 +35,9 @@ from .tables import StepTable
 __all__ = []
 
 #: games advanced together
-WIDTH = 1 << 17
+WIDTH = 1 << 16
 #: steps between two compactions of the pool
-BLOCK = 4
+BLOCK = 8
 
 
 @dataclass(frozen=True)
@@ -157,17 +157,18 @@ def _packed(table: StepTable, one_roll_turns: bool) -> _Packed:
 class CodeDraw:
     """Uniform codes ``0..codes-1`` for :func:`_run`, drawn a block of steps at a time.
 
-    Codes up to 2**16 are dealt from 16-bit random words: a word ``v`` below
-    ``k * codes`` (``k = 2**16 // codes``) gives the code ``v // k`` (each
-    code has ``k`` such words), and a word at or above is drawn again, so
-    every code is exactly equally likely. The words come from the raw output
-    of a 64-bit bit generator (four words per output), else from
-    ``rng.integers``. Larger codes are drawn by ``rng.integers``.
+    Codes up to 2**16 are dealt from random words of 8 bits (when at most
+    one byte in 16 is rejected) or 16: a word ``v`` below ``k * codes`` (``k = 2**bits //
+    codes``) gives the code ``v // k`` (each code has ``k`` such words), and
+    a word at or above is drawn again, so every code is exactly equally
+    likely (a power of two of codes rejects nothing). The words come from
+    the raw output of a 64-bit bit generator, else from ``rng.integers``.
+    Larger codes are drawn by ``rng.integers``.
 
     Examples
     --------
     >>> draw = CodeDraw(np.random.default_rng(0), 6)
-    >>> rows = list(draw.block(3, 100_000))
+    >>> rows = draw.block(3, 100_000)
     >>> len(rows), rows[0].shape, sorted(set(np.concatenate(rows).tolist()))
     (3, (100000,), [0, 1, 2, 3, 4, 5])
     """
@@ -178,28 +179,30 @@ class CodeDraw:
     def __init__(self, rng: np.random.Generator, codes: int) -> None:
         self.rng, self.codes = rng, int(codes)
         self.raw = type(rng.bit_generator) in self.RAW64
-        self.per = (1 << 16) // self.codes if self.codes <= 1 << 16 else 0
+        self.bits = 8 if (256 % self.codes) * 16 <= 256 else 16  # bytes if they reject at most 1 in 16
+        self.dtype = np.uint8 if self.bits == 8 else np.uint16
+        self.per = (1 << self.bits) // self.codes if self.codes <= 1 << 16 else 0
         self.limit = self.per * self.codes
 
     def words(self, n: int) -> np.ndarray:
-        """``n`` uniform 16-bit words."""
+        """``n`` uniform words of :attr:`bits` bits."""
         if self.raw:
-            return self.rng.bit_generator.random_raw(-(-n // 4)).view(np.uint16)[:n]
-        return self.rng.integers(0, 1 << 16, size=n, dtype=np.uint16)
+            return self.rng.bit_generator.random_raw(-(-n * self.bits // 64)).view(self.dtype)[:n]
+        return self.rng.integers(0, 1 << self.bits, size=n, dtype=self.dtype)
 
     def block(self, steps: int, m: int) -> Any:
         """``steps`` arrays of ``m`` codes each, one per step."""
         if not self.per:
             dtype = np.uint32 if self.codes <= 1 << 32 else np.uint64
-            return (self.rng.integers(0, self.codes, size=m, dtype=dtype) for _ in range(steps))
+            return [self.rng.integers(0, self.codes, size=m, dtype=dtype) for _ in range(steps)]
         v = self.words(steps * m)
-        if self.limit < 1 << 16:
+        if self.limit < 1 << self.bits:
             bad = np.flatnonzero(v >= self.limit)
             while bad.size:
                 v[bad] = self.words(bad.size)
                 bad = bad[v[bad] >= self.limit]
         if self.per > 1:
-            v //= np.uint16(self.per)
+            v //= self.dtype(self.per)
         return v.reshape(steps, m)
 
 

@@ -22,12 +22,15 @@ the squares it landed on. It is built by asking the play kernel
 once, roll by roll; the builder itself only decodes digits and counts turns
 and rolls. No transition probability is computed anywhere.
 
-Two kinds of table:
+Three kinds of table:
 
 - :func:`turn_table`: a step is one turn, or the next few rolls of a long
   one (used for races, where the bump rule acts between turns).
 - :func:`roll_table`: a step is ``rolls`` rolls, running on from one turn
   into the next (used for solo games: fewer, bigger steps).
+- :func:`mixed_roll_table`: roll tables of ``rolls`` rolls and fewer side by
+  side, in a power of two of codes (drawn from random bits with nothing
+  rejected; used for solo games).
 
 A *state* is ``phase * (size + 1) + square``: phase 0 is the start of a turn,
 phase ``s >= 1`` the middle of a turn after ``s`` sixes (without a cap the
@@ -326,6 +329,113 @@ def roll_table_codes(rules: Rules, rolls: int) -> tuple[int, int]:
     """
     phases = _top_phase(rules) + 1
     return phases, _codes(rules, _positive(rolls), phases, across=True)
+
+
+def mixed_parts(rules: Rules, rolls: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """``(codes, parts)`` of ``mixed_roll_table(board, rules, rolls)``, without building it.
+
+    ``codes`` is the smallest power of two at least the codes of ``rolls``
+    rolls; ``parts`` lists ``(r, copies)``: code ranges of ``r``-roll steps,
+    longest first, each as many copies of the ``r``-roll codes as fit in
+    what is left. The codes that are left over do nothing.
+
+    Examples
+    --------
+    >>> from snlmarkov import Rules
+    >>> mixed_parts(Rules.preset("plain"), 3)   # 256 = 216 + 36 + 4 codes that do nothing
+    (256, ((3, 1), (2, 1)))
+    >>> mixed_parts(Rules(faces=4), 4)
+    (256, ((4, 1),))
+    """
+    phases = _top_phase(rules) + 1
+    rolls = _positive(rolls)
+    codes = 1 << (_codes(rules, rolls, phases, across=True) - 1).bit_length()
+    parts, left = [], codes
+    for r in range(rolls, 0, -1):
+        copies = left // _codes(rules, r, phases, across=True)
+        if copies:
+            parts.append((r, copies))
+            left -= copies * _codes(rules, r, phases, across=True)
+    return codes, tuple(parts)
+
+
+def mixed_roll_table(board: Board, rules: Rules, rolls: int) -> StepTable:
+    """A roll table whose codes are a power of two: steps of ``rolls`` rolls, or fewer, or none.
+
+    The codes (:func:`mixed_parts`) are split into ranges: the first deals
+    the ``rolls``-roll steps of :func:`roll_table`, the next (as many copies
+    as fit) shorter steps, and the few codes left over leave the token where
+    it is (no roll, no turn, no landing). Which range a uniform code falls in
+    does not depend on the dice, and within its range the code is uniform,
+    so the rolls a step throws are fair and independent, as in a roll
+    table; only their number per step varies. A power of two of codes is
+    drawn from random bits with nothing rejected.
+
+    Examples
+    --------
+    >>> from snlmarkov import Board, Rules
+    >>> t = mixed_roll_table(Board(3), Rules.preset("plain"), 3)
+    >>> t.codes, t.rolls_per_step, t.land.shape
+    (256, 3, (3, 1024))
+    >>> e = 0 * t.codes + 216   # from square 0, code 216: the two-roll step of codes 0 (a 1, then a 1)
+    >>> int(t.next[e]), int(t.rolls[e]), t.land[:, e].tolist()
+    (2, 2, [1, 2, 4])
+    >>> int(t.next[0 * t.codes + 255]), int(t.rolls[0 * t.codes + 255])   # a code that does nothing
+    (0, 0)
+    """
+    codes, parts = mixed_parts(rules, rolls)
+    n = (_top_phase(rules) + 1) * (board.size + 1) * codes
+    check_memory(
+        _table_bytes(n, rolls, landing_rows(board), board.size + 1),
+        f"building a simulator table of {n:,} (state, code) entries",
+    )
+    tables = [(roll_table(board, rules, r), copies) for r, copies in parts]
+    first = tables[0][0]
+    states, none = first.states, first.size + 1
+    state = np.repeat(np.arange(states, dtype=np.int64), codes)
+    code = np.tile(np.arange(codes, dtype=np.int64), states)
+    source = np.full(state.size, -1, dtype=np.int64)  # the entry of ``part``'s table an entry takes
+    part = np.full(state.size, -1, dtype=np.int64)
+    base = 0
+    for k, (t, copies) in enumerate(tables):
+        mine = (code >= base) & (code < base + copies * t.codes)
+        source[mine] = state[mine] * t.codes + (code[mine] - base) % t.codes
+        part[mine] = k
+        base += copies * t.codes
+    square = state % (first.size + 1)
+    next_state = state.astype(first.next.dtype)
+    turns = np.zeros(state.size, dtype=np.uint8)
+    rolls_ = np.zeros(state.size, dtype=np.uint8)
+    land = np.full((first.land.shape[0], state.size), none, dtype=first.land.dtype)
+    has_void = any(t.void.size for t, _ in tables)
+    if has_void and not all(t.void.size for t, _ in tables):  # voids come from a step's first roll: all or none
+        raise ValueError("the parts of a mixed roll table disagree on voids")
+    void = np.zeros(state.size if has_void else 0, dtype=bool)
+    # an idle step ends where it began: at the start of a turn on the token's square, mid-turn on -1
+    carry = np.where(state < first.size + 1, square, -1).astype(np.int32) if has_void else np.zeros(0, np.int32)
+    for k, (t, _) in enumerate(tables):
+        mine = part == k
+        src = source[mine]
+        next_state[mine] = t.next[src]
+        turns[mine] = t.turns[src]
+        rolls_[mine] = t.rolls[src]
+        land[: t.land.shape[0], mine] = t.land[:, src]
+        if has_void:
+            void[mine] = t.void[src]
+            carry[mine] = t.carry[src]
+    return StepTable(
+        size=first.size,
+        phases=first.phases,
+        codes=codes,
+        rolls_per_step=first.rolls_per_step,
+        across_turns=True,
+        next=next_state,
+        turns=turns,
+        rolls=rolls_,
+        void=void,
+        carry=carry,
+        land=land,
+    )
 
 
 def _positive(rolls: int) -> int:
