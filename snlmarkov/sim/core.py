@@ -53,8 +53,12 @@ from .tables import (
 __all__ = ["simulate", "SimulationResult", "SimulationSummary"]
 
 
-#: most entries of the roll table solo games step with
+#: most entries of the mixed roll table solo games step with
 FAST_ENTRIES = 1 << 17
+#: most entries of the roll table solo games step with when a mixed one would idle too often
+ROLL_ENTRIES = 1 << 19
+#: the least share of its most rolls a step of a mixed table must throw on average
+MIXED_SHARE = 0.9
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,17 +272,35 @@ def _turn_table(board: Board, rules: Rules) -> StepTable:
 
 @functools.lru_cache(maxsize=8)
 def _roll_tables(board: Board, rules: Rules) -> tuple[StepTable, StepTable]:
-    """The tables solo games step with: a :func:`~snlmarkov.sim.tables.mixed_roll_table` of as many rolls
-    per step as fit ``FAST_ENTRIES`` (and 2**16 codes), else the one-roll table; and the one-roll table
-    (the slow lane)."""
-    rolls, states = 0, roll_table_codes(rules, 1)[0] * (board.size + 1)
+    """The tables solo games step with, and the one-roll table (the slow lane).
+
+    Games step with a :func:`~snlmarkov.sim.tables.mixed_roll_table` of as
+    many rolls as fit ``FAST_ENTRIES`` (and 2**16 codes) when its steps
+    throw on average at least ``MIXED_SHARE`` of those rolls, else with a
+    :func:`~snlmarkov.sim.tables.roll_table` of as many rolls as fit
+    ``ROLL_ENTRIES`` (and 2**16 codes).
+    """
+    phases = roll_table_codes(rules, 1)[0]
+    states = phases * (board.size + 1)
+    slow = roll_table(board, rules, 1)
+    mixed = 0
     while True:
-        codes, _ = mixed_parts(rules, rolls + 1)
+        codes, _ = mixed_parts(rules, mixed + 1)
         if codes > 1 << 16 or states * codes > FAST_ENTRIES:
             break
+        mixed += 1
+    if mixed:
+        codes, parts = mixed_parts(rules, mixed)
+        thrown = sum(r * copies * roll_table_codes(rules, r)[1] for r, copies in parts) / codes
+        if thrown >= MIXED_SHARE * mixed:
+            return mixed_roll_table(board, rules, mixed), slow
+    rolls = 1
+    while True:
+        _, codes = roll_table_codes(rules, rolls + 1)
+        if codes > 1 << 16 or states * codes > ROLL_ENTRIES:
+            break
         rolls += 1
-    slow = roll_table(board, rules, 1)
-    return (mixed_roll_table(board, rules, rolls) if rolls else slow), slow
+    return (roll_table(board, rules, rolls) if rolls > 1 else slow), slow
 
 
 def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: str) -> GameState | None:
