@@ -315,3 +315,83 @@ def test_last_one_standing_turn_counts_of_every_path_match_brute_force(case: str
         if state == snl.GameState.initial(players):
             rounds = float(np.dot(np.arange(want["rounds"].size), want["rounds"]))
             assert abs(odds(state).expected_rounds - rounds) < 1e-8
+
+
+# ------------------------------------------------- the full tensor moved in place (JointTensor)
+@pytest.fixture
+def in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Move every full tensor of 3 or more tokens by JointTensor, however few its squares."""
+    import snlmarkov.races.bump as bump_module
+
+    monkeypatch.setattr(bump_module, "IN_PLACE_SLICE", 1)
+
+
+@pytest.mark.parametrize("prefix", [True, False])
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_joint_tensor_moves_as_the_mover_does(case: str, players: int, prefix: bool) -> None:
+    """Turn after turn (the axes rotated by two now and then), the same tensor and finished mass as
+    JointMover.move, with the turn on prefix sums or not."""
+    from snlmarkov.races.joint import JointTensor, prefix_matrix
+
+    board, rules = CASES[case]
+    mover = JointMover.of(turn_model(board, rules), rules)
+    mover._tables["prefix"] = (prefix_matrix(mover.step), True) if prefix else (mover.step, False)
+    n = mover.n
+    x = np.random.default_rng(7).random(n**players)
+    x /= x.sum()
+    tensor = JointTensor(x.copy(), tuple(range(players)), (mover,) * players)
+    for t in range(3 * players + 1):
+        seat = t % players
+        x, want = mover.move(x, players)
+        got = tensor.move(seat, ordered=True)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-17)
+        np.testing.assert_allclose(tensor.ordered((seat + 1) % players), x, rtol=1e-12, atol=1e-17)
+    assert abs(tensor.sum() - x.sum()) < 1e-15
+
+
+def test_prefix_form_is_the_turn_on_prefix_sums() -> None:
+    from snlmarkov.races.joint import prefix_form
+
+    board = Board.builtin()
+    rules = Rules.preset("family")
+    mover = JointMover.of(turn_model(board, rules), rules)
+    k, prefix = prefix_form(mover.step)
+    assert prefix and k.nnz + mover.n < mover.step.nnz  # a die's faces land on runs of squares
+    x = np.random.default_rng(3).random((mover.n, 5))
+    np.testing.assert_allclose(k @ np.cumsum(x, axis=0), mover.step @ x, rtol=1e-13, atol=1e-16)
+
+
+# the other cases' 3-player last-one-standing brute forces in the slow step (the same chains as above)
+IN_PLACE_CASES = [
+    pytest.param(
+        case,
+        players,
+        mode,
+        marks=[pytest.mark.slow]
+        if (mode, players) == ("last_one_standing", 3) and case != "four-squares-no-exact-finish"
+        else [],
+    )
+    for case, players in [(case, 3) for case in sorted(CASES)] + [("four-squares-no-exact-finish", 4)]
+    for mode in ("classic", "last_one_standing")
+]
+
+
+@pytest.mark.parametrize("case, players, mode", IN_PLACE_CASES)
+def test_in_place_tensor_matches_brute_force(in_place: None, case: str, players: int, mode: str) -> None:
+    board, rules = CASES[case]
+    assert_matches_brute_force(board, rules, players, mode)
+
+
+def test_in_place_tensor_from_a_state_matches_brute_force(in_place: None) -> None:
+    """From a state with another seat to move (the first round partial) and after a seat has finished."""
+    board, rules = CASES["four-squares-no-exact-finish"]
+    mode = "last_one_standing"
+    for state in _los_states(board, 3) + [snl.GameState((0, 2, 0, 3), to_move=2)]:
+        players = state.players
+        want = summarise(brute_force_race(board, rules, players, mode, start=state), players, mode)
+        got = snl.race(board, rules, players=players, mode=mode, state=state, method="exact", tail=1e-15)
+        np.testing.assert_allclose(got.win_probability, want["win"], rtol=0, atol=TOL)
+        dist = got.turns_distribution
+        h = min(dist.horizon, want["turns"].size - 1)
+        np.testing.assert_allclose(dist.pmf(np.arange(h + 1)), want["turns"][: h + 1], rtol=0, atol=TOL)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -53,7 +53,7 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import BoardError, LimitError, SnlError
 from ..state import GameState
-from .joint import JointMover, _add, _next_in
+from .joint import IN_PLACE_SLICE, IN_PLACE_TOKENS, JointMover, JointTensor, _add, _next_in
 from .order import play_order, rounds_of
 
 __all__ = []
@@ -83,6 +83,9 @@ DROP_FRACTION = 1e-3
 #: switch). ``tail_mass`` is, as there, the mass in play (extrapolated mass
 #: included) when both clocks stop.
 SETTLE_TOL = 1e-12
+
+#: The full tensor of a race: a flat array moved by :meth:`JointMover.move`, or moved in place.
+_Full: TypeAlias = np.ndarray | JointTensor
 
 #: Longest geometric tail summed in closed form (a longer one is iterated).
 MAX_GEOMETRIC_ROUNDS = 10_000_000
@@ -190,7 +193,11 @@ def joint_race(
         movers = (JointMover.of(model, rules),) * int(players)
     state = GameState.initial(int(players)) if state is None else state
     order, _ = play_order(state)
-    full = movers[0].point([state.positions[s] for s in order], order)
+    point = movers[0].point([state.positions[s] for s in order], order)
+    m, n = len(order), movers[0].n
+    full: _Full = point
+    if m >= IN_PLACE_TOKENS and n ** (m - 2) >= IN_PLACE_SLICE and all(type(mv) is JointMover for mv in movers):
+        full = JointTensor(point, tuple(order), movers)  # the large tensor moved in its own buffers
     stall = _Stall(max_rounds)
     with _RoundsBar(progress, f"exact race, {len(order)} players") as bar:
         if mode == "classic":
@@ -220,6 +227,20 @@ class _RoundsBar:
         if self.bar is not None:
             self.bar.set_postfix_str(f"in play {alive:.2e}", refresh=False)
             self.bar.update(1)
+
+
+def _move_full(
+    movers: tuple[JointMover, ...], full: _Full, s: int, m: int, *, ordered: bool
+) -> tuple[_Full, np.ndarray]:
+    """Seat ``s``'s turn in the full tensor: the tensor after it, and the mass that finished.
+
+    ``ordered``: the finished mass with the other tokens in playing order
+    from the next seat (else, for a :class:`JointTensor`, in its axes'
+    order: only its sum is read).
+    """
+    if isinstance(full, JointTensor):
+        return full, full.move(s, ordered=ordered)
+    return movers[s].move(full, m)
 
 
 def settled(prev: np.ndarray | None, cur: np.ndarray, prev_ratio: np.ndarray | None) -> tuple[bool, np.ndarray]:
@@ -256,7 +277,7 @@ def geometric_rounds(rho: float, alive: float, tail: float) -> np.ndarray | None
 
 
 def _classic(
-    movers: tuple[JointMover, ...], full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
+    movers: tuple[JointMover, ...], full: _Full, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
     k, m = state.players, len(state.racing)
     win = np.zeros(k)
@@ -268,7 +289,7 @@ def _classic(
         in_round = 0.0
         this = []
         for s in seats:
-            full, out = movers[s].move(full, m)
+            full, out = _move_full(movers, full, s, m, ordered=False)
             w = float(out.sum())
             win[s] += w
             in_round += w
@@ -461,13 +482,13 @@ class _Clocks:
 
 
 def _last_one_standing(
-    movers: tuple[JointMover, ...], full: np.ndarray, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
+    movers: tuple[JointMover, ...], full: _Full, state: GameState, tail: float, stall: _Stall, bar: _RoundsBar
 ) -> dict[str, Any]:
     clocks = _Clocks(movers, state)
     m = len(clocks.racing)
     drop = tail * DROP_FRACTION
     watch = SettleWatch()
-    current: np.ndarray | SettledTensor | None = full
+    current: np.ndarray | JointTensor | SettledTensor | None = full
     t = 0
     for rnd, seats in enumerate(rounds_of(state), start=1):
         clocks.new_round()
@@ -477,8 +498,8 @@ def _last_one_standing(
         for s in seats:
             t += 1
             out_full = None
-            if isinstance(current, np.ndarray):
-                current, out_full = movers[s].move(current, m)
+            if isinstance(current, (np.ndarray, JointTensor)):
+                current, out_full = _move_full(movers, current, s, m, ordered=True)
                 outflows[s] = out_full.copy()
             elif current is not None:
                 out_full = current.outflow(s)
@@ -490,13 +511,13 @@ def _last_one_standing(
             break
         stall.check(rnd, in_play)
         bar.round(in_play)
-        if isinstance(current, np.ndarray):  # once its rounds are geometric, stop moving the full tensor
+        if isinstance(current, (np.ndarray, JointTensor)):  # once its rounds are geometric, stop moving the full tensor
             current = watch.feed(outflows, float(current.sum())) or current
     return clocks.figures()
 
 
 def end_of_round(
-    full: np.ndarray | SettledTensor | None,
+    full: np.ndarray | JointTensor | SettledTensor | None,
     by_order: dict[Any, np.ndarray],
     by_turn: dict[Any, np.ndarray],
     live: dict[str, bool],
@@ -504,7 +525,7 @@ def end_of_round(
     tail_of: dict[str, float],
     drop: float,
     tail: float,
-) -> tuple[np.ndarray | SettledTensor | None, float]:
+) -> tuple[np.ndarray | JointTensor | SettledTensor | None, float]:
     """End of a round of the last-one-standing loop: drop what is negligible, stop a clock once it is done.
 
     ``by_order`` (the rounds clock) and ``by_turn`` (the turns clock) are

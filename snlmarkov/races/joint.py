@@ -17,6 +17,13 @@ move first and the others in playing order:
   rotate with the play and no other reshuffle is needed.
 - Only squares where a token can rest are kept (square 0, ``bump_to``, and
   the squares turns can end on from them): jump starts drop out.
+- The full tensor of a large race (4 tokens on the jungle board: 45 million
+  entries) is moved by :class:`JointTensor` instead, the same chain with
+  fewer passes over memory: two buffers that are reused, the product a
+  slice at a time into the other buffer, the axes rotated only every other
+  turn, and the turn applied to prefix sums along the mover's axis
+  (:func:`prefix_form`: a die's faces land on runs of consecutive squares,
+  two entries of the matrix per run instead of one per face).
 """
 
 from __future__ import annotations
@@ -165,21 +172,41 @@ class JointMover:
     def _bump_table(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The bumped entries of a ``(n, n**(m-1))`` result: flat index, row (square) and column."""
         if m not in self._tables:
+            src, where = self._axis_bump_table(m, 0)  # axis 0 moved: the flat index is row * width + column
+            self._tables[m] = (src, src // self.n ** (m - 1), where)
+        return self._tables[m]
+
+    def _prefix(self) -> tuple[sp.csr_matrix, bool]:
+        """:func:`prefix_form` of :attr:`step` (cached)."""
+        if "prefix" not in self._tables:
+            self._tables["prefix"] = prefix_form(self.step)
+        return self._tables["prefix"]
+
+    def _axis_bump_table(self, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The bumped entries of an ``m``-token tensor whose axis ``k`` has moved: flat index, and index among the others.
+
+        The tensor is ``(n**k, n, n**(m-1-k))``, the mover's axis in the
+        middle; an entry is bumped when the mover's square is held by a token
+        on another axis (the rule: :func:`bumps`), its mass going to
+        ``bump_index`` on the mover's axis with the other axes unchanged.
+        """
+        key = ("axis", m, k)
+        if key not in self._tables:
             n = self.n
-            width = n ** (m - 1)
-            col = np.arange(width, dtype=np.int64)
-            # a mover resting on e is bumped when another token holds e (the rule: bumps())
+            r = n ** (m - 1 - k)
+            others = np.arange(n ** (m - 1), dtype=np.int64)
             sq = self.squares
             bumpable = bumps(sq, sq, int(sq[self.bump_index]), int(sq[-1]) + 1)
             src, where = [], []
             for axis in range(m - 1):
-                held = (col // n ** (m - 2 - axis)) % n
+                held = (others // n ** (m - 2 - axis)) % n
                 hit = bumpable[held]
-                src.append(held[hit] * width + col[hit])
-                where.append(col[hit])
+                g = others[hit]
+                src.append((g // r) * (n * r) + held[hit] * r + g % r)
+                where.append(g)
             src_all, first = np.unique(np.concatenate(src), return_index=True)
-            self._tables[m] = (src_all, src_all // width, np.concatenate(where)[first])
-        return self._tables[m]
+            self._tables[key] = (src_all, np.concatenate(where)[first])
+        return self._tables[key]
 
     def _turn(self, x: np.ndarray, m: int) -> np.ndarray:
         """``(n + 1, n**(m-1))``: where the mover's turn ends (the finish last), before the bump."""
@@ -318,3 +345,163 @@ def _add(store: dict, key: Any, x: np.ndarray) -> None:
         store[key] += x
     else:
         store[key] = x
+
+
+#: Columns of a tensor slice per sparse product in :class:`JointTensor` (the slice stays in cache).
+BLOCK_COLUMNS = 8192
+
+#: The full tensor of a race is moved by :class:`JointTensor` from this many tokens ``m`` on,
+IN_PLACE_TOKENS = 3
+#: when ``n**(m-2)`` (the columns of a product along axis 1) is at least this (else the calls cost more than they save).
+IN_PLACE_SLICE = 1024
+
+#: Side of the tiles in which :class:`JointTensor` transposes its tensor.
+TILE = 512
+
+
+def prefix_matrix(step: Any) -> sp.csr_matrix:
+    """``k`` with ``step @ x == k @ cumsum(x)`` (prefix sums along the rows of ``x``): ``k[:, j] = step[:, j] - step[:, j + 1]``.
+
+    A run of equal entries along a row of ``step`` is two entries of ``k``.
+
+    Examples
+    --------
+    >>> prefix_matrix(sp.csr_matrix(np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]))).toarray().tolist()
+    [[0.0, 0.5, 0.0], [-0.5, 0.0, 0.5]]
+    """
+    s = sp.csc_matrix(step)
+    rows = s.shape[0]
+    shifted = sp.hstack([s[:, 1:], sp.csc_matrix((rows, 1))], format="csc")
+    k = sp.csr_matrix(s - shifted)
+    k.eliminate_zeros()
+    k.sort_indices()
+    return k
+
+
+def prefix_form(step: Any) -> tuple[sp.csr_matrix, bool]:
+    """The turn matrix to apply to a tensor, and whether it acts on prefix sums of the mover's axis.
+
+    :func:`prefix_matrix` when it has fewer entries than ``step`` by more
+    than the rows the prefix sums cost (the faces of a die land on
+    consecutive resting squares: runs), else ``step``.
+
+    Examples
+    --------
+    >>> k, prefix = prefix_form(sp.csr_matrix(np.array([[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]])))
+    >>> k.toarray().tolist(), prefix
+    ([[0.0, 0.0, 0.5], [0.0, 0.0, 0.5]], True)
+    """
+    k = prefix_matrix(step)
+    if k.nnz + step.shape[1] < step.nnz:
+        return k, True
+    return sp.csr_matrix(step), False
+
+
+class JointTensor:
+    """The joint tensor of ``m >= 3`` tokens, moved turn by turn in two buffers.
+
+    The same chain as :meth:`JointMover.move`, with fewer passes over the
+    tensor: its axes are not rotated every turn. The mover's axis is axis 0
+    or 1 (a slice of the tensor at a time goes through the sparse product,
+    :data:`BLOCK_COLUMNS` columns, into the other buffer), and after axis 1
+    has moved the first two axes go to the end in one copy. The turn acts
+    on prefix sums of the mover's axis when that is cheaper
+    (:func:`prefix_form`); the bump is that of :meth:`JointMover.move`.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Flat tensor of ``n**m`` probabilities, axes in the order of ``seats``
+        (taken over: it is overwritten).
+    seats : tuple of int
+        The seat of each axis, in playing order from the seat to move.
+    movers : tuple of JointMover
+        One mover per seat (indexed by seat), on the same squares.
+
+    Examples
+    --------
+    Three tokens on a board of 3 squares with a two-faced die, as
+    :meth:`JointMover.move` does it:
+
+    >>> from snlmarkov import Board, Rules, turn_model
+    >>> rules = Rules.preset("plain").replace(faces=2, bump=True)
+    >>> mover = JointMover.of(turn_model(Board(3), rules), rules)
+    >>> x = mover.point((1, 2, 0))
+    >>> t = JointTensor(x.copy(), (0, 1, 2), (mover,) * 3)
+    >>> out = t.move(0)
+    >>> nxt, old = mover.move(x, 3)
+    >>> bool(np.allclose(t.ordered(1), nxt, atol=1e-15)), float(out.sum()), float(old.sum())
+    (True, 0.5, 0.5)
+    """
+
+    def __init__(self, x: np.ndarray, seats: tuple[int, ...], movers: tuple[JointMover, ...]) -> None:
+        self.seats = tuple(seats)
+        self.m = len(self.seats)
+        self.n = movers[self.seats[0]].n
+        self.movers = movers
+        self.x = x
+        self.spare = np.empty_like(x)
+
+    def sum(self) -> float:
+        """The probability in the tensor."""
+        return float(self.x.sum())
+
+    def ordered(self, seat: int) -> np.ndarray:
+        """The tensor with ``seat`` on axis 0 and the others in playing order after it (a copy)."""
+        n, m, k = self.n, self.m, self.seats.index(seat)
+        return np.ascontiguousarray(self.x.reshape(n**k, n ** (m - k)).T).reshape(-1)
+
+    def _rotate(self, k: int) -> None:
+        """Move the first ``k`` axes to the end (one copy, by tiles that stay in cache)."""
+        n, m = self.n, self.m
+        rows, cols = n**k, n ** (m - k)
+        src, dst = self.x.reshape(rows, cols), self.spare.reshape(cols, rows)
+        for i in range(0, rows, TILE):
+            for j in range(0, cols, TILE):
+                dst[j : j + TILE, i : i + TILE] = src[i : i + TILE, j : j + TILE].T
+        self.x, self.spare = self.spare, self.x
+        self.seats = self.seats[k:] + self.seats[:k]
+
+    def move(self, seat: int, *, ordered: bool = True) -> np.ndarray:
+        """``seat``'s turn; the mass that reached the finish, a flat tensor of the other tokens.
+
+        With ``ordered`` the other tokens are in playing order from the next
+        seat, as from :meth:`JointMover.move`; else in the order of the
+        tensor's axes (for its sum).
+        """
+        k = self.seats.index(seat)
+        if k >= 2:
+            self._rotate(k)
+            k = 0
+        n, m = self.n, self.m
+        mover = self.movers[seat]
+        q, r = n**k, n ** (m - 1 - k)
+        x3 = self.x.reshape(q, n, r)
+        y3 = self.spare.reshape(q, n, r)
+        fin = np.empty((q, r))
+        a_mat, prefix = mover._prefix()
+        width = min(r, BLOCK_COLUMNS)
+        buf = np.empty(n * width)
+        for a in range(q):
+            for c in range(0, r, width):
+                blk = x3[a, :, c : c + width]
+                part = buf[: blk.size].reshape(blk.shape)  # contiguous, for the product
+                if prefix:
+                    np.copyto(part[0], blk[0])
+                    for j in range(1, n):
+                        np.add(part[j - 1], blk[j], out=part[j])
+                else:
+                    np.copyto(part, blk)
+                res = a_mat @ part
+                y3[a, :, c : c + width] = res[:n]
+                fin[a, c : c + width] = res[n]
+        if mover.bump:
+            src, where = mover._axis_bump_table(m, k)
+            flat = self.spare
+            moved = flat[src]
+            flat[src] = 0.0
+            y3[:, mover.bump_index, :] += np.bincount(where, weights=moved, minlength=q * r).reshape(q, r)
+        self.x, self.spare = self.spare, self.x
+        if ordered and k:
+            return np.ascontiguousarray(fin.T).reshape(-1)
+        return fin.reshape(-1)
