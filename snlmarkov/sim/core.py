@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
@@ -283,24 +284,33 @@ def _roll_tables(board: Board, rules: Rules) -> tuple[StepTable, StepTable]:
     phases = roll_table_codes(rules, 1)[0]
     states = phases * (board.size + 1)
     slow = roll_table(board, rules, 1)
-    mixed = 0
-    while True:
-        codes, _ = mixed_parts(rules, mixed + 1)
-        if codes > 1 << 16 or states * codes > FAST_ENTRIES:
-            break
-        mixed += 1
+    mixed = _most(lambda r: _fits(mixed_parts(rules, r)[0], states, FAST_ENTRIES))
     if mixed:
         codes, parts = mixed_parts(rules, mixed)
         thrown = sum(r * copies * roll_table_codes(rules, r)[1] for r, copies in parts) / codes
         if thrown >= MIXED_SHARE * mixed:
             return mixed_roll_table(board, rules, mixed), slow
-    rolls = 1
-    while True:
-        _, codes = roll_table_codes(rules, rolls + 1)
-        if codes > 1 << 16 or states * codes > ROLL_ENTRIES:
-            break
-        rolls += 1
+    rolls = max(1, _most(lambda r: _fits(roll_table_codes(rules, r)[1], states, ROLL_ENTRIES)))
     return (roll_table(board, rules, rolls) if rolls > 1 else slow), slow
+
+
+def _fits(codes: int, states: int, entries: int) -> bool:
+    """Whether a table of ``codes`` codes (at most 2**16) on ``states`` states has at most ``entries`` entries."""
+    return codes <= 1 << 16 and states * codes <= entries
+
+
+def _most(fits: Callable[[int], bool]) -> int:
+    """The largest ``r >= 0`` such that ``fits(r)`` holds for ``1..r`` (``fits`` turns false once and stays false).
+
+    Examples
+    --------
+    >>> _most(lambda r: r * r <= 10), _most(lambda r: False)
+    (3, 0)
+    """
+    r = 0
+    while fits(r + 1):
+        r += 1
+    return r
 
 
 def _checked_start(start: Any, board: Board, rules: Rules, players: int, mode: str) -> GameState | None:
