@@ -149,7 +149,7 @@ def _whole_chain(board: Board, rules: Rules) -> np.ndarray:
 
     # l[x0] for every target: the expected number of landings on it
     landed = np.bincount(land, weights=occ[src] * prob, minlength=n_sq + 1)
-    _solve_group(lu, a.shape[0], occ, landed, targets, bounds, src, tgt, prob, out)
+    _solve_group(lu, occ, landed, targets, bounds, src, tgt, prob, out)
     return np.clip(out, 0.0, 1.0)
 
 
@@ -457,7 +457,6 @@ def _cut_correction(a: sp.csr_matrix, cut: LongCut) -> tuple[sp.csr_matrix, tupl
 
 def _solve_group(
     lu: spla.SuperLU,
-    k: int,
     occ: np.ndarray,
     landed: np.ndarray,
     group: np.ndarray,
@@ -469,8 +468,9 @@ def _solve_group(
 ) -> None:
     """Hit probabilities of the targets in ``group`` from the whole chain's system (``G[:, s]`` for every source).
 
-    ``lu`` factorises the transpose of the chain's ``I - Q`` (``k`` states).
+    ``lu`` factorises the transpose of the chain's ``I - Q``.
     """
+    k = lu.shape[0]
     sel = np.concatenate([np.arange(bounds[t], bounds[t + 1]) for t in group])
     sources = np.unique(src[sel])
     g = np.empty((k, sources.size))

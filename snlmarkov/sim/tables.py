@@ -352,10 +352,11 @@ def mixed_parts(rules: Rules, rolls: int) -> tuple[int, tuple[tuple[int, int], .
     codes = 1 << (_codes(rules, rolls, phases, across=True) - 1).bit_length()
     parts, left = [], codes
     for r in range(rolls, 0, -1):
-        copies = left // _codes(rules, r, phases, across=True)
+        per = _codes(rules, r, phases, across=True)
+        copies = left // per
         if copies:
             parts.append((r, copies))
-            left -= copies * _codes(rules, r, phases, across=True)
+            left -= copies * per
     return codes, tuple(parts)
 
 
