@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from snlmarkov.web import timing
+from snlmarkov.web import persist, timing
 from snlmarkov.web.store import GameStore, RoomRow
 from snlmarkov.web.timing import Frame, Recorder, Reservoir, TimedOutbox
 
@@ -257,4 +257,77 @@ def test_a_failing_write_is_undone_alone(tmp_path):
     assert "NOT NULL" in str(results["bad"])
     assert sorted(r.id for r in store.open_rooms()) == ["g1", "g2"]  # the bad write's first row undone too
     assert store.status().pending == 0
+    store.close()
+
+
+class _Manager:
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+
+
+class _Room:
+    """What ``persist.written`` reads of a room: its manager's store, ``saving`` and ``broadcast``."""
+
+    def __init__(self, store: GameStore) -> None:
+        self.manager, self.saving, self.told = _Manager(store), "", []
+
+    def broadcast(self, message: dict) -> None:
+        self.told.append(message)
+
+
+def test_rooms_writing_in_one_pass_of_the_loop_share_one_commit_on_the_loop(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    commits: list[str] = []  # the thread of each commit
+    store._db.set_trace_callback(
+        lambda sql: commits.append(threading.current_thread().name) if sql == "COMMIT" else None
+    )
+    rooms = [_Room(store) for _ in range(6)]
+    rows = [RoomRow(f"r{i}", "playing", json.dumps({"i": i}), ((0, "[]"),)) for i in range(6)]
+
+    async def main() -> list[int]:
+        return await asyncio.gather(
+            *(persist.written(room, lambda row=row: store.save_room_later(row)) for room, row in zip(rooms, rows))
+        )
+
+    assert asyncio.run(main()) == [0] * 6
+    assert commits == [threading.current_thread().name]  # six rooms, one transaction, on the loop's own thread
+    assert sorted(r.id for r in store.open_rooms()) == [r.id for r in rows]
+    assert all(room.saving == "ok" and not room.told for room in rooms)
+    store.close()
+
+
+def test_flush_now_never_waits_for_a_held_database(tmp_path):
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path, timeout=5.0)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's write in progress
+    item = store.save_room_later(RoomRow("r1", "playing", "{}"))
+    start = time.monotonic()
+    assert store.flush_now() is False
+    assert time.monotonic() - start < 1.0  # not SQLite's 5 s busy timeout
+    assert store.status().pending == 1 and not item.done.is_set()
+    other.execute("ROLLBACK")
+    assert store.wait_for(item) == 0 and [r.id for r in store.open_rooms()] == ["r1"]
+    with store._lock:  # a thread holds the store's connection: the loop does not wait for it either
+        store.save_room_later(RoomRow("r2", "playing", "{}"))
+        assert store.flush_now() is False
+    assert store.flush_now() is True and store.status().pending == 0
+    other.close()
+    store.close()
+
+
+def test_a_write_the_loop_cannot_make_is_waited_for_in_a_thread(tmp_path):
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path, timeout=5.0)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    threading.Timer(0.3, lambda: other.execute("ROLLBACK")).start()  # the other writer lets go after 0.3 s
+    room = _Room(store)
+
+    async def main() -> int:
+        return await persist.written(room, lambda: store.save_room_later(RoomRow("r1", "playing", "{}")))
+
+    assert asyncio.run(main()) == 0
+    assert room.saving == "ok" and [r.id for r in store.open_rooms()] == ["r1"]
+    other.close()
     store.close()

@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
@@ -38,7 +39,7 @@ from ..game.record import GameRecord
 from ..game.seats import Seat
 from ..rules import Rules
 from .protocol import STRENGTHS
-from .store import RoomRow, StoreBusyError
+from .store import GameStore, PendingWrite, RoomRow, StoreBusyError
 from .timing import counts_as_write
 
 #: a room or its manager (:mod:`.rooms`, which imports this module)
@@ -106,23 +107,62 @@ def room_row(room: Room, turns: Sequence[tuple[int, str]] = ()) -> RoomRow:
     return RoomRow(room.id, _status(room), room_state(room), tuple(turns), room.game_id)
 
 
-@counts_as_write  # the load benchmark's split of a message's time (snlmarkov/web/timing.py)
-async def written(room: Room, call: Callable[[], Any]) -> Any:
-    """Run the write ``call`` in a worker thread and return what it returns.
+#: the commit each store has scheduled on the running loop (one for every write queued before it runs)
+_COMMITS: weakref.WeakKeyDictionary[GameStore, asyncio.Future[None]] = weakref.WeakKeyDictionary()
 
-    If it takes longer than :data:`BEHIND_AFTER` seconds (a database held by
-    another connection) the room's players are told (a ``saving`` message
-    with ``saving: "behind"``); ``room.saving`` says how the last write went
-    (``"ok"``, ``"behind"``: queued in the store, written when the database
-    frees, or ``"failed"``). Exceptions are the write's.
+
+def _commit_soon(store: GameStore) -> asyncio.Future[None]:
+    """The store's next commit on this loop: every write queued before it runs goes in it (group commit)."""
+    fut = _COMMITS.get(store)
+    if fut is not None and not fut.done():
+        return fut
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+    _COMMITS[store] = fut
+
+    def commit() -> None:
+        _COMMITS.pop(store, None)
+        try:
+            store.flush_now()
+        except Exception:  # the writes stay queued: their callers wait for them in a thread
+            log.exception("the game store could not be written from the event loop")
+        finally:
+            fut.set_result(None)
+
+    loop.call_soon(commit)
+    return fut
+
+
+@counts_as_write  # the load benchmark's split of a message's time (snlmarkov/web/timing.py)
+async def written(room: Room, queue: Callable[[], PendingWrite]) -> int:
+    """Queue a write (``queue()`` returns it, e.g. ``lambda: store.save_room_later(row)``), wait until it is
+    on disk and return its id.
+
+    The writes of every room queued in one pass of the event loop are
+    committed together, on the loop, just after it (``GameStore.flush_now``:
+    it never waits for a lock). If that cannot be done (another connection
+    holds the database, or a thread holds the store's connection) the write
+    is waited for in a worker thread with the store's retries; if that
+    takes longer than :data:`BEHIND_AFTER` seconds the room's players are
+    told (a ``saving`` message with ``saving: "behind"``). ``room.saving``
+    says how the last write went (``"ok"``, ``"behind"``: queued in the
+    store, written when the database frees, or ``"failed"``). Exceptions
+    are the write's.
     """
-    task = asyncio.ensure_future(asyncio.to_thread(call))
-    done, _ = await asyncio.wait({task}, timeout=BEHIND_AFTER)
-    if not done and room.saving != "behind":
-        room.saving = "behind"
-        room.broadcast({"type": "saving", "saving": "behind"})
+    store = room.manager.store
+    assert store is not None  # only rooms of a manager with a store write
     try:
-        out = await task
+        item = queue()
+        await asyncio.shield(_commit_soon(store))
+        if item.done.is_set():
+            out = store.result(item)
+        else:
+            task = asyncio.ensure_future(asyncio.to_thread(store.wait_for, item))
+            done, _ = await asyncio.wait({task}, timeout=BEHIND_AFTER)
+            if not done and room.saving != "behind":
+                room.saving = "behind"
+                room.broadcast({"type": "saving", "saving": "behind"})
+            out = await task
     except StoreBusyError:
         room.saving = "behind"
         raise

@@ -591,7 +591,7 @@ class Room:
             return
         row = persist.room_row(self, turns)
         try:
-            await persist.written(self, lambda: store.save_room(row))
+            await persist.written(self, lambda: store.save_room_later(row))
         except Exception:  # queued (busy) or failed: the room goes on, and says so (``saving``)
             log.exception("room %s: could not write the room", self.id)
 
@@ -982,7 +982,7 @@ class RoomManager:
         options = {"row": persist.room_row(room, turns)} if self.persists else {}
         try:
             game_id = await persist.written(
-                room, lambda: store.add(record, room=room.id, status=status, online=online, **options)
+                room, lambda: store.add_later(record, room=room.id, status=status, online=online, **options)
             )
         except StoreBusyError as busy:  # queued: the store writes it, in order, when the database frees
             log.warning("room %s: the database is busy; its game waits in the store's queue", room.id)

@@ -70,7 +70,7 @@ from pathlib import Path
 from ..errors import GameError, InputFileError, LimitError, SnlError
 from ..game.record import GameRecord
 
-__all__ = ["GameStore"]
+__all__ = ["GameStore", "PendingWrite"]
 
 #: what a stored game can be
 STATUSES = ("finished", "abandoned")
@@ -125,7 +125,7 @@ class StoreBusyError(SnlError):
     game's id; 0 if the write could never be made).
     """
 
-    def __init__(self, message: str, pending: _Pending | None = None) -> None:
+    def __init__(self, message: str, pending: PendingWrite | None = None) -> None:
         super().__init__(message)
         self._pending = pending
 
@@ -226,13 +226,16 @@ def load_key(db: str | Path, *, create: bool = False) -> bytes | None:
     return path.read_bytes()
 
 
-class _Pending:
-    """One transaction waiting to be written: ``write(db)`` runs inside it and returns an id."""
+class PendingWrite:
+    """One transaction queued in a :class:`GameStore`: ``write(db)`` runs inside it and returns an id.
 
-    __slots__ = ("write", "id", "done", "error")
+    ``done`` is set once it is written (``id``) or given up (``error`` says why).
+    """
 
-    def __init__(self, write: Callable[[sqlite3.Connection], int]) -> None:
-        self.write = write
+    __slots__ = ("write", "what", "id", "done", "error")
+
+    def __init__(self, write: Callable[[sqlite3.Connection], int], what: str = "write") -> None:
+        self.write, self.what = write, what
         self.id = 0
         self.done = threading.Event()
         self.error = ""  # why it could never be written (done, id 0)
@@ -295,6 +298,7 @@ class GameStore:
             if not isinstance(value, (int, float)) or not 0 <= value <= 86_400:
                 raise SnlError(f"GameStore {name} must be seconds in 0..86400; got {value!r}")
         self.wait = float(wait)
+        self._busy_ms = int(float(timeout) * 1000)
         try:
             self._db = sqlite3.connect(self.path, timeout=float(timeout), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -307,7 +311,7 @@ class GameStore:
         self._hook, self._hook_file = _hook_sleep(), os.environ.get(_HOOK_FILE_ENV, "")
         self._key = load_key(self.path, create=create_key)
         self._lock = threading.Lock()  # the connection
-        self._queue: collections.deque[_Pending] = collections.deque()
+        self._queue: collections.deque[PendingWrite] = collections.deque()
         self._queue_lock = threading.Lock()
         self._last_error = ""
         self._closed = threading.Event()
@@ -338,6 +342,24 @@ class GameStore:
         LimitError
             If :data:`MAX_PENDING` records already wait (nothing is queued).
         """
+        return self.wait_for(self.add_later(record, room=room, status=status, online=online, row=row))
+
+    def add_later(
+        self,
+        record: GameRecord,
+        *,
+        room: str = "",
+        status: str = "finished",
+        online: bool = False,
+        row: RoomRow | None = None,
+    ) -> PendingWrite:
+        """Queue :meth:`add`'s transaction without writing it: :meth:`flush_now` or :meth:`wait_for` writes it.
+
+        Raises
+        ------
+        SnlError
+            As :meth:`add` (nothing is queued).
+        """
         if not isinstance(record, GameRecord):
             raise SnlError(f"GameStore.add takes a GameRecord, got {type(record).__name__}")
         if status not in STATUSES:
@@ -356,7 +378,7 @@ class GameStore:
                 _save_room(db, row, game_id)
             return game_id
 
-        return self._submit(write, "game")
+        return self._enqueue(write, "game")
 
     def save_room(self, row: RoomRow) -> None:
         """Write one room's state and its new turns (one transaction, committed on return).
@@ -367,11 +389,22 @@ class GameStore:
             As :meth:`add` (a write that waits stays queued, in order).
         """
 
+        self.wait_for(self.save_room_later(row))
+
+    def save_room_later(self, row: RoomRow) -> PendingWrite:
+        """Queue :meth:`save_room`'s transaction without writing it: :meth:`flush_now` or :meth:`wait_for` writes it.
+
+        Raises
+        ------
+        LimitError
+            If :data:`MAX_PENDING` writes already wait (nothing is queued).
+        """
+
         def write(db: sqlite3.Connection) -> int:
             _save_room(db, row, row.game_id)
             return 0
 
-        self._submit(write, "room")
+        return self._enqueue(write, "room")
 
     def drop_room(self, room_id: str) -> None:
         """Forget a room that left the server's memory (its game, if any, is stored in ``games``)."""
@@ -385,32 +418,80 @@ class GameStore:
 
     def _submit(self, write: Callable[[sqlite3.Connection], int], what: str) -> int:
         """Queue one transaction and write it (and those before it), retrying a locked database."""
-        item = _Pending(write)
+        return self.wait_for(self._enqueue(write, what))
+
+    def _enqueue(self, write: Callable[[sqlite3.Connection], int], what: str) -> PendingWrite:
+        item = PendingWrite(write, what)
         with self._queue_lock:
             if len(self._queue) >= MAX_PENDING:
                 raise LimitError(
                     f"{MAX_PENDING} writes already wait for the locked database (snlmarkov.web.store.MAX_PENDING)"
                 )
             self._queue.append(item)
+        return item
+
+    def wait_for(self, item: PendingWrite) -> int:
+        """Write the queued ``item`` (and the writes before it), retrying a locked database; its id.
+
+        Raises
+        ------
+        StoreBusyError
+            If the database stayed locked for :attr:`wait` seconds (``item``
+            stays queued, written in the background once the lock frees).
+        InputFileError
+            If the write failed (it is dropped).
+        """
         deadline = time.monotonic() + self.wait
         delay = _BACKOFF[0]
         while True:
-            self._flush(item)
+            if not item.done.is_set():
+                self._flush(item)
             if item.done.is_set():
-                if item.error:
-                    raise InputFileError(f"cannot write to the game store {str(self.path)!r}: {item.error}")
-                return item.id
+                return self.result(item)
             if time.monotonic() >= deadline:
                 self._start_retry()
                 raise StoreBusyError(
                     f"the game store {str(self.path)!r} is locked by another connection ({self._last_error}); "
-                    f"the {what} waits in memory ({self.status().pending} waiting) and is written when it frees",
+                    f"the {item.what} waits in memory ({self.status().pending} waiting) and is written when it frees",
                     item,
                 )
             item.done.wait(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(2 * delay, _BACKOFF[1])
 
-    def _flush(self, mine: _Pending | None = None) -> bool:
+    def result(self, item: PendingWrite) -> int:
+        """The id of a written ``item`` (0 for a room's write).
+
+        Raises
+        ------
+        InputFileError
+            If the write failed.
+        """
+        if item.error:
+            raise InputFileError(f"cannot write to the game store {str(self.path)!r}: {item.error}")
+        return item.id
+
+    def flush_now(self) -> bool:
+        """Write every queued transaction now, in order, without waiting: True when the queue is empty.
+
+        For a caller that must not block (the server's event loop, which
+        commits the writes of all rooms queued at one moment together): it
+        takes the connection only if no other thread holds it and tries the
+        database once (SQLite's busy timeout 0), and returns False, leaving
+        the queue as it is, when either is held; :meth:`wait_for` then writes
+        them with the retries.
+        """
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            self._db.execute("PRAGMA busy_timeout = 0")
+            try:
+                return self._flush_locked(None)
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+        finally:
+            self._lock.release()
+
+    def _flush(self, mine: PendingWrite | None = None) -> bool:
         """Write the queued transactions in order until none is left (True) or the database is locked (False).
 
         With ``mine``, stop as soon as that write is done (another thread's
@@ -418,27 +499,30 @@ class GameStore:
         after it are their own callers' to make.
         """
         with self._lock:
-            while True:
-                with self._queue_lock:
-                    if not self._queue or (mine is not None and mine.done.is_set()):
-                        self._last_error = "" if not self._queue else self._last_error
-                        return True
-                    batch = [self._queue[i] for i in range(min(len(self._queue), MAX_BATCH))]
-                try:
-                    self._transaction(batch)
-                except sqlite3.Error as exc:
-                    if _locked(exc):
-                        self._last_error = str(exc)
-                        return False
-                    for item in batch:  # the commit itself failed: none of them is written
-                        item.error = str(exc)
-                with self._queue_lock:
-                    for _ in batch:
-                        self._queue.popleft()
-                for item in batch:
-                    item.done.set()
+            return self._flush_locked(mine)
 
-    def _transaction(self, batch: list[_Pending]) -> None:
+    def _flush_locked(self, mine: PendingWrite | None) -> bool:
+        while True:
+            with self._queue_lock:
+                if not self._queue or (mine is not None and mine.done.is_set()):
+                    self._last_error = "" if not self._queue else self._last_error
+                    return True
+                batch = [self._queue[i] for i in range(min(len(self._queue), MAX_BATCH))]
+            try:
+                self._transaction(batch)
+            except sqlite3.Error as exc:
+                if _locked(exc):
+                    self._last_error = str(exc)
+                    return False
+                for item in batch:  # the commit itself failed: none of them is written
+                    item.error = str(exc)
+            with self._queue_lock:
+                for _ in batch:
+                    self._queue.popleft()
+            for item in batch:
+                item.done.set()
+
+    def _transaction(self, batch: list[PendingWrite]) -> None:
         """Run every write of ``batch`` in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), each under
         its own savepoint: a write that fails is rolled back alone (its ``error`` says why), a locked
         database rolls back the whole transaction (raised)."""
