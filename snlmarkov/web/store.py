@@ -70,7 +70,7 @@ from pathlib import Path
 from ..errors import GameError, InputFileError, LimitError, SnlError
 from ..game.record import GameRecord
 
-__all__ = ["GameStore", "PendingWrite"]
+__all__ = ["GameStore"]
 
 #: what a stored game can be
 STATUSES = ("finished", "abandoned")
