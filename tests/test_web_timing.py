@@ -331,3 +331,18 @@ def test_a_write_the_loop_cannot_make_is_waited_for_in_a_thread(tmp_path):
     assert room.saving == "ok" and [r.id for r in store.open_rooms()] == ["r1"]
     other.close()
     store.close()
+
+
+def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    old = asyncio.new_event_loop()
+    persist._COMMITS[store] = old.create_future()  # a loop closed before its commit ran
+    old.close()
+    room = _Room(store)
+
+    async def main() -> int:
+        return await persist.written(room, lambda: store.save_room_later(RoomRow("r1", "playing", "{}")))
+
+    assert asyncio.run(main()) == 0
+    assert room.saving == "ok" and [r.id for r in store.open_rooms()] == ["r1"]
+    store.close()

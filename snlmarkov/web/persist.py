@@ -113,10 +113,10 @@ _COMMITS: weakref.WeakKeyDictionary[GameStore, asyncio.Future[None]] = weakref.W
 
 def _commit_soon(store: GameStore) -> asyncio.Future[None]:
     """The store's next commit on this loop: every write queued before it runs goes in it (group commit)."""
-    fut = _COMMITS.get(store)
-    if fut is not None and not fut.done():
-        return fut
     loop = asyncio.get_running_loop()
+    fut = _COMMITS.get(store)
+    if fut is not None and not fut.done() and fut.get_loop() is loop:  # not one a closed loop left behind
+        return fut
     fut = loop.create_future()
     _COMMITS[store] = fut
 

@@ -388,7 +388,6 @@ class GameStore:
         StoreBusyError, LimitError
             As :meth:`add` (a write that waits stays queued, in order).
         """
-
         self.wait_for(self.save_room_later(row))
 
     def save_room_later(self, row: RoomRow) -> PendingWrite:
