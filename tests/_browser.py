@@ -144,7 +144,8 @@ def wait(pred, timeout=60.0, what="the page"):
 
 
 def body(d, key):
-    return d.execute_script(f"return document.body.dataset.{key} || ''")
+    """``document.body.dataset[key]``, or ``''`` while there is no body (between two pages of a navigation)."""
+    return d.execute_script(f"return (document.body && document.body.dataset.{key}) || ''")
 
 
 def ready(d):
