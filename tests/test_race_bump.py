@@ -317,6 +317,23 @@ def test_last_one_standing_turn_counts_of_every_path_match_brute_force(case: str
             assert abs(odds(state).expected_rounds - rounds) < 1e-8
 
 
+def test_last_one_standing_turns_clock_per_seat_movers_match_brute_force() -> None:
+    """Seats with movers of their own (a policy each) keep the turns clock's tensors by (seats racing,
+    seat to move); one mover for all merges them by size. The per-seat path, with three equal but
+    distinct movers, against the brute force from every state of the test above."""
+    board, rules = CASES["four-squares-no-exact-finish"]
+    model = turn_model(board, rules)
+    movers = tuple(JointMover.of(model, rules) for _ in range(3))
+    assert len({id(mv) for mv in movers}) == 3
+    for state in _los_states(board, 3):
+        want = summarise(brute_force_race(board, rules, 3, "last_one_standing", start=state), 3, "last_one_standing")
+        got = joint_race(None, rules, 3, "last_one_standing", tail=1e-15, state=state, movers=movers)
+        dist = got["turns_distribution"]
+        h = min(dist.horizon, want["turns"].size - 1)
+        np.testing.assert_allclose(dist.pmf(np.arange(h + 1)), want["turns"][: h + 1], rtol=0, atol=TOL)
+        np.testing.assert_allclose(got["win_probability"], want["win"], rtol=0, atol=1e-9)
+
+
 # ------------------------------------------------- the full tensor moved in place (JointTensor)
 @pytest.fixture
 def in_place(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -348,6 +365,31 @@ def test_joint_tensor_moves_as_the_mover_does(case: str, players: int, prefix: b
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-17)
         np.testing.assert_allclose(tensor.ordered((seat + 1) % players), x, rtol=1e-12, atol=1e-17)
     assert abs(tensor.sum() - x.sum()) < 1e-15
+
+
+@pytest.mark.parametrize("columns", [8192, 3])
+def test_joint_tensor_products_in_its_buffers_equal_the_public_product(
+    monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    """The products written into the tensor's buffers (scipy's kernel, the finish row spilling onto
+    the next row of the tensor) give the same bits as scipy's public product and a copy; with slices
+    of 3 columns, no slice is a whole row and every product goes through the spare buffer."""
+    import snlmarkov.races.joint as joint
+
+    monkeypatch.setattr(joint, "BLOCK_COLUMNS", columns)
+    board, rules = CASES["four-squares-no-exact-finish"]
+    mover = JointMover.of(turn_model(board, rules), rules)
+    x = np.random.default_rng(11).random(mover.n**4)
+    assert joint._csr_matvecs is not None  # this scipy has the kernel: two paths are compared
+    runs = []
+    for kernel in (joint._csr_matvecs, None):
+        monkeypatch.setattr(joint, "_csr_matvecs", kernel)
+        tensor = joint.JointTensor(x.copy(), (0, 1, 2, 3), (mover,) * 4)
+        outs = [tensor.move(t % 4, ordered=True) for t in range(9)]
+        runs.append((outs, tensor.ordered(1)))
+    for a, b in zip(runs[0][0], runs[1][0]):
+        assert np.array_equal(a, b)
+    assert np.array_equal(runs[0][1], runs[1][1])
 
 
 def test_prefix_form_is_the_turn_on_prefix_sums() -> None:

@@ -407,17 +407,22 @@ class _Clocks:
 
     Rounds clock: tensors by finishing order so far (all share the clock of
     the full tensor). Turns clock: tensors by (seats still racing, seat to
-    move).
+    move); when every seat moves by the same mover, by the number of tokens
+    alone (``((), m)``): the turns clock counts only when the last token is
+    home, and a tensor's axes are in playing order from the seat to move,
+    so the tensors of one size move alike whichever seats they hold and
+    are moved as one.
     """
 
     def __init__(self, movers: tuple[JointMover, ...], state: GameState) -> None:
         self.movers, self.k = movers, state.players
+        self.shared = all(mv is movers[0] for mv in movers)
         self.places = tuple(state.places)
         self.racing = tuple(sorted(state.racing))
         self.by_order: dict[tuple[int, ...], np.ndarray] = {}
         self.orders: dict[tuple[int, ...], float] = defaultdict(float)
         self.rounds_pmf = [0.0]
-        self.by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+        self.by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}  # ((), m) keys when self.shared
         self.turns_pmf = [0.0]
         self.dropped = {"rounds": 0.0, "turns": 0.0}
         self.tail_of = {"rounds": 0.0, "turns": 0.0}
@@ -438,24 +443,45 @@ class _Clocks:
                 self._finish(self.places + (s,), out_full.copy(), rnd)
         if self.live["turns"]:
             self.turns_pmf.append(0.0)
-            nxt_store: dict = {}
-            moved = []
-            for who in sorted({key[1] for key in self.by_turn}):  # each tensor's own seat to move
-                keys = [key for key in self.by_turn if key[1] == who]
-                moved.extend(self.movers[who].move_all(keys, self.by_turn, lambda key: len(key[0])))
-            for (alive, seat), y, out in moved:
-                _add(nxt_store, (alive, _next_in(alive, seat)), y)
-                left = tuple(a for a in alive if a != seat)
-                if left:
-                    _add(nxt_store, (left, _next_in(left, seat)), out)
-                else:
-                    self.turns_pmf[t] += float(out.sum())
-            rest = tuple(a for a in self.racing if a != s)
-            if out_full is not None and rest:
-                _add(nxt_store, (rest, _next_in(rest, s)), out_full)
-            elif out_full is not None:  # the last token home
-                self.turns_pmf[t] += float(out_full.sum())
-            self.by_turn = nxt_store
+            self.by_turn = self._shared_turn(t, out_full) if self.shared else self._seats_turn(s, t, out_full)
+
+    def _seats_turn(self, s: int, t: int, out_full: np.ndarray | None) -> dict:
+        """Turn ``t`` of the turns clock, tensors by (seats racing, seat to move): the tensors after it."""
+        nxt_store: dict = {}
+        moved = []
+        for who in sorted({key[1] for key in self.by_turn}):  # each tensor's own seat to move
+            keys = [key for key in self.by_turn if key[1] == who]
+            moved.extend(self.movers[who].move_all(keys, self.by_turn, lambda key: len(key[0])))
+        for (alive, seat), y, out in moved:
+            _add(nxt_store, (alive, _next_in(alive, seat)), y)
+            left = tuple(a for a in alive if a != seat)
+            if left:
+                _add(nxt_store, (left, _next_in(left, seat)), out)
+            else:
+                self.turns_pmf[t] += float(out.sum())
+        rest = tuple(a for a in self.racing if a != s)
+        if out_full is not None and rest:
+            _add(nxt_store, (rest, _next_in(rest, s)), out_full)
+        elif out_full is not None:  # the last token home
+            self.turns_pmf[t] += float(out_full.sum())
+        return nxt_store
+
+    def _shared_turn(self, t: int, out_full: np.ndarray | None) -> dict:
+        """Turn ``t`` of the turns clock, one mover for every seat: tensors by token count (key ``((), m)``)."""
+        nxt_store: dict = {}
+        for key, y, out in self.movers[0].move_all(list(self.by_turn), self.by_turn, lambda key: key[1]):
+            m = key[1]
+            _add(nxt_store, key, y)
+            if m > 1:
+                _add(nxt_store, ((), m - 1), out)
+            else:
+                self.turns_pmf[t] += float(out.sum())
+        rest = len(self.racing) - 1
+        if out_full is not None and rest:
+            _add(nxt_store, ((), rest), out_full)
+        elif out_full is not None:  # the last token home
+            self.turns_pmf[t] += float(out_full.sum())
+        return nxt_store
 
     def _finish(self, child: tuple[int, ...], out: np.ndarray, rnd: int) -> None:
         """Mass whose token finished, the finishing order so far ``child``: a complete order, or a smaller tensor."""

@@ -23,7 +23,9 @@ move first and the others in playing order:
   slice at a time into the other buffer, the axes rotated only every other
   turn, and the turn applied to prefix sums along the mover's axis
   (:func:`prefix_form`: a die's faces land on runs of consecutive squares,
-  two entries of the matrix per run instead of one per face).
+  two entries of the matrix per run instead of one per face); each product
+  is written into a buffer that is reused (:func:`product_into`), the
+  tensor's own where the slice is a whole row of it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..chain.model import TransitionModel
 from ..errors import GameError, ModelError
+
+try:  # scipy's own kernel of ``csr @ dense`` (y += A x), to write a product into a buffer of ours
+    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
+except ImportError:  # pragma: no cover - a scipy without it: the public product, then a copy
+    _csr_matvecs = None
 
 __all__ = []
 
@@ -276,14 +283,21 @@ class JointMover:
         return np.ascontiguousarray(y[:n].transpose(1, 2, 0)).reshape(batch, n * width), out
 
     def move_all(self, keys: list, store: dict, size_of: Any) -> list:
-        """:meth:`move_many` of the tensors ``store[key]`` for ``keys``, batched by ``size_of(key)`` (tokens).
+        """:meth:`move` of the tensors ``store[key]`` for ``keys`` (``size_of(key)`` tokens each).
 
+        Tensors of at most :data:`BATCH_ENTRIES` entries go through
+        :meth:`move_many` together, by size; a larger one is moved on its
+        own (batching it costs more in copies than it saves in calls).
         Returns ``[(key, moved, finished), ...]``.
         """
         groups: dict[int, list] = defaultdict(list)
-        for key in keys:
-            groups[size_of(key)].append(key)
         done: list = []
+        for key in keys:
+            m = size_of(key)
+            if self.n**m <= BATCH_ENTRIES:
+                groups[m].append(key)
+            else:
+                done.append((key, *self.move(store[key], m)))
         for m, group in groups.items():
             nxt, out = self.move_many([store[key] for key in group], m)
             done.extend(zip(group, nxt, out))
@@ -347,6 +361,9 @@ def _add(store: dict, key: Any, x: np.ndarray) -> None:
         store[key] = x
 
 
+#: Tensors of at most this many entries are moved together by :meth:`JointMover.move_all`.
+BATCH_ENTRIES = 2048
+
 #: Columns of a tensor slice per sparse product in :class:`JointTensor` (the slice stays in cache).
 BLOCK_COLUMNS = 8192
 
@@ -357,6 +374,34 @@ IN_PLACE_SLICE = 1024
 
 #: Side of the tiles in which :class:`JointTensor` transposes its tensor.
 TILE = 512
+
+
+def product_into(a_mat: sp.csr_matrix, part: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``a_mat @ part`` written into ``out``, returned as ``(rows, columns)``.
+
+    ``part`` is a C-contiguous ``(a_mat.shape[1], columns)`` array and
+    ``out`` a flat buffer of at least ``a_mat.shape[0] * columns`` entries.
+    The product is scipy's own ``csr @ dense`` kernel run on ``out`` (the
+    same sums in the same order: equal to the last bit), without the array
+    of the result that the public product allocates and fills; where scipy
+    has no such kernel, that product and a copy.
+
+    Examples
+    --------
+    >>> a = sp.csr_matrix(np.array([[0.5, 0.5], [0.0, 1.0], [0.25, 0.0]]))
+    >>> x = np.arange(6.0).reshape(2, 3)
+    >>> out = np.empty(9)
+    >>> bool(np.array_equal(product_into(a, x, out), a @ x))
+    True
+    """
+    rows, cols = a_mat.shape[0], part.shape[1]
+    res = out[: rows * cols]
+    if _csr_matvecs is None:
+        res[:] = (a_mat @ part).reshape(-1)
+    else:
+        res[:] = 0.0  # the kernel adds to what is there
+        _csr_matvecs(rows, a_mat.shape[1], cols, a_mat.indptr, a_mat.indices, a_mat.data, part.reshape(-1), res)
+    return res.reshape(rows, cols)
 
 
 def prefix_matrix(step: Any) -> sp.csr_matrix:
@@ -482,6 +527,11 @@ class JointTensor:
         a_mat, prefix = mover._prefix()
         width = min(r, BLOCK_COLUMNS)
         buf = np.empty(n * width)
+        res_buf = np.empty((n + 1) * width)
+        # a slice that is a whole row y3[a] (axis 1, r <= width) takes its product in place: rows n of
+        # it, the finish, spill onto the first row of y3[a + 1], which is written after it has been read
+        whole = width == r
+        flat = self.spare
         for a in range(q):
             for c in range(0, r, width):
                 blk = x3[a, :, c : c + width]
@@ -492,12 +542,15 @@ class JointTensor:
                         np.add(part[j - 1], blk[j], out=part[j])
                 else:
                     np.copyto(part, blk)
-                res = a_mat @ part
+                if whole and a < q - 1:
+                    res = product_into(a_mat, part, flat[a * n * r :])
+                    fin[a] = res[n]
+                    continue
+                res = product_into(a_mat, part, res_buf)
                 y3[a, :, c : c + width] = res[:n]
                 fin[a, c : c + width] = res[n]
         if mover.bump:
             src, where = mover._axis_bump_table(m, k)
-            flat = self.spare
             moved = flat[src]
             flat[src] = 0.0
             y3[:, mover.bump_index, :] += np.bincount(where, weights=moved, minlength=q * r).reshape(q, r)
