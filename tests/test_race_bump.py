@@ -334,6 +334,87 @@ def test_last_one_standing_turns_clock_per_seat_movers_match_brute_force() -> No
         np.testing.assert_allclose(got["win_probability"], want["win"], rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("players", [2, 3, pytest.param(4, marks=pytest.mark.slow)])
+def test_last_one_standing_hand_over_matches_brute_force(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
+    """Once the full tensor settles, the rounds clock takes its outflow as one response, filtered, and
+    the tensors it fed settle in turn (on the jungle board only for tensors of more than 2,048 entries;
+    here for every size): every figure as the brute force's. Of the cases above only the bonus-roll
+    one lasts long enough for its full tensor to settle; with 3 and 4 players the order tensors the
+    full tensor fed settle too (4 players: an 18 s brute force, in the slow step)."""
+    import snlmarkov.races.bump as bump_module
+
+    monkeypatch.setattr(bump_module, "HANDOVER_ENTRIES", 0)
+    seen = {"hand_over": 0, "settled": 0}
+    hand_over, end_round = bump_module._Clocks.hand_over, bump_module._OrderChains.end_round
+
+    def spy_hand_over(self, settled, drop):  # type: ignore[no-untyped-def]
+        seen["hand_over"] += 1
+        return hand_over(self, settled, drop)
+
+    def spy_end_round(self):  # type: ignore[no-untyped-def]
+        before = len(self.watches)
+        end_round(self)
+        seen["settled"] += sum(isinstance(x, bump_module.SettledTensor) for x in self.store.values()) * (
+            len(self.watches) < before
+        )
+
+    monkeypatch.setattr(bump_module._Clocks, "hand_over", spy_hand_over)
+    monkeypatch.setattr(bump_module._OrderChains, "end_round", spy_end_round)
+    board, rules = CASES["redeal-bonus"]
+    assert_matches_brute_force(board, rules, players, "last_one_standing")
+    assert seen["hand_over"] == 1
+    assert players == 2 or seen["settled"] > 0
+
+
+#: its full tensor settles with 2e-4 of the probability still in play (3 players): the response carries weight
+HAND_OVER_BOARD = (Board(8, {6: 3}), Rules.preset("plain").replace(faces=3, bump=True, finish="bounce"))
+
+
+def _race_handing_over(monkeypatch: pytest.MonkeyPatch, entries: int, players: int = 3) -> tuple:
+    import snlmarkov.races.bump as bump_module
+
+    monkeypatch.setattr(bump_module, "HANDOVER_ENTRIES", entries)
+    masses: list = []
+    hand_over = bump_module._Clocks.hand_over
+
+    def spy(self, settled, drop):  # type: ignore[no-untyped-def]
+        masses.append(settled.mass)
+        return hand_over(self, settled, drop)
+
+    monkeypatch.setattr(bump_module._Clocks, "hand_over", spy)
+    board, rules = HAND_OVER_BOARD
+    got = snl.race(board, rules, players=players, mode="last_one_standing", method="exact", tail=1e-15)
+    monkeypatch.undo()
+    return got, masses
+
+
+def test_last_one_standing_hand_over_agrees_with_stepping_every_tensor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filtered response (and the order tensors settling) against the same race with every tensor
+    stepped to the tail, on a board where 2e-4 of the probability is still in play at the hand-over:
+    every order, the rounds and the turns distributions to 1e-14."""
+    handed, masses = _race_handing_over(monkeypatch, 0)
+    stepped, none = _race_handing_over(monkeypatch, 10**12)
+    assert len(masses) == 1 and masses[0] > 1e-4 and not none
+    for order, p in stepped.order_probability.items():
+        assert abs(handed.order_probability[order] - p) < 1e-14, order
+    for name in ("rounds_distribution", "turns_distribution"):
+        a, b = getattr(handed, name), getattr(stepped, name)
+        h = max(a.horizon, b.horizon)
+        np.testing.assert_allclose(a.pmf(np.arange(h + 1)), b.pmf(np.arange(h + 1)), rtol=0, atol=1e-14)
+        # the mass in play on the filtered side decides when the clock stops and what its tail is
+        assert a.horizon == b.horizon and abs(a.tail_mass - b.tail_mass) < 1e-17 and a.tail_mass < 1e-14
+    assert abs(handed.expected_rounds - stepped.expected_rounds) < 1e-12
+
+
+@pytest.mark.slow
+def test_last_one_standing_hand_over_on_a_long_race_matches_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board above, 3 players, against the brute force (24 s)."""
+    import snlmarkov.races.bump as bump_module
+
+    monkeypatch.setattr(bump_module, "HANDOVER_ENTRIES", 0)
+    assert_matches_brute_force(*HAND_OVER_BOARD, 3, "last_one_standing")
+
+
 # ------------------------------------------------- the full tensor moved in place (JointTensor)
 @pytest.fixture
 def in_place(monkeypatch: pytest.MonkeyPatch) -> None:

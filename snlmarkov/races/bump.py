@@ -53,7 +53,7 @@ from ..analysis.distribution import LengthDistribution
 from ..chain.model import TransitionModel
 from ..errors import BoardError, LimitError, SnlError
 from ..state import GameState
-from .joint import IN_PLACE_SLICE, IN_PLACE_TOKENS, JointMover, JointTensor, _add, _next_in
+from .joint import BATCH_ENTRIES, IN_PLACE_SLICE, IN_PLACE_TOKENS, JointMover, JointTensor, _add, _next_in
 from .order import play_order, rounds_of
 
 __all__ = []
@@ -402,6 +402,76 @@ class SettleWatch:
         return SettledTensor(outflows, ratio, mass) if ok else None
 
 
+#: After the full tensor settles, the rounds clock hands its outflow to one response (:class:`_Clocks`)
+#: when the tensors it feeds have more entries than this.
+HANDOVER_ENTRIES = BATCH_ENTRIES
+
+
+class _OrderChains:
+    """Tensors of the rounds clock by finishing order so far, moved a turn at a time.
+
+    A tensor that no longer gets mass from the full tensor (:meth:`watch`)
+    and has more than :data:`HANDOVER_ENTRIES` entries is watched; once its
+    rounds are geometric (:class:`SettleWatch`) it is replaced by a
+    :class:`SettledTensor` and no longer moved.
+    """
+
+    def __init__(self, movers: tuple[JointMover, ...], k: int, places: tuple[int, ...]) -> None:
+        self.movers, self.k, self.places = movers, k, places
+        self.store: dict[tuple[int, ...], Any] = {}
+        self.watches: dict[tuple[int, ...], SettleWatch] = {}
+        self.round_out: dict[tuple[int, ...], dict[int, np.ndarray]] = {}
+
+    def new_round(self) -> None:
+        for x in self.store.values():
+            if isinstance(x, SettledTensor):
+                x.next_round()
+        self.round_out = {}
+
+    def turn(self, s: int, emit: Any) -> None:
+        """Seat ``s`` moves in every tensor it races in; ``emit(order, mass)`` for each complete order."""
+        movable = [p for p in self.store if s not in p]
+        plain = [p for p in movable if not isinstance(self.store[p], SettledTensor)]
+        for prefix, x, out in self.movers[s].move_all(plain, self.store, lambda p: self.k - len(p)):
+            self.store[prefix] = x
+            self.finish(prefix, s, out, emit)
+        for prefix in movable:
+            x = self.store[prefix]
+            if isinstance(x, SettledTensor):
+                self.finish(prefix, s, x.outflow(s), emit)
+
+    def finish(self, prefix: tuple[int, ...], s: int, out: np.ndarray, emit: Any) -> None:
+        """``out``, the mass of tensor ``prefix`` whose seat ``s`` finished, to its child (or counted)."""
+        if prefix in self.watches:
+            self.round_out.setdefault(prefix, {})[s] = out.copy()
+        child = prefix + (s,)
+        if len(child) == self.k:
+            emit(child, float(out.sum()))
+        else:
+            _add(self.store, child, out)
+
+    def watch(self) -> None:
+        """The full tensor feeds these tensors no more: watch its direct children for geometric rounds."""
+        direct = len(self.places) + 1
+        self.watches = {
+            p: SettleWatch()
+            for p, x in self.store.items()
+            if len(p) == direct and isinstance(x, np.ndarray) and x.size > HANDOVER_ENTRIES
+        }
+
+    def end_round(self) -> None:
+        for p, w in list(self.watches.items()):
+            x = self.store.get(p)
+            settled_x = None if x is None else w.feed(self.round_out.get(p, {}), float(x.sum()))
+            if x is None or settled_x is not None:
+                del self.watches[p]
+            if settled_x is not None:
+                self.store[p] = settled_x
+
+    def mass(self) -> float:
+        return float(sum(float(x.sum()) for x in self.store.values()))
+
+
 class _Clocks:
     """The smaller tensors of a last-one-standing race, on both clocks, and what they have counted.
 
@@ -412,6 +482,15 @@ class _Clocks:
     home, and a tensor's axes are in playing order from the seat to move,
     so the tensors of one size move alike whichever seats they hold and
     are moved as one.
+
+    Once the full tensor has settled (:meth:`hand_over`), its outflow into
+    the rounds clock is the same every round but for the factor
+    ``ratio**j``, so by linearity and shift invariance what it causes is one
+    response (the tensors fed a single round of that outflow, moved on
+    their own) filtered: ``w(j) = ratio * (u(j) + w(j - 1))`` for every
+    order's mass and for the mass in play. Neither the response nor the
+    tensors already fed get mass from the full tensor any more, so their
+    largest tensors settle in turn (:class:`_OrderChains`).
     """
 
     def __init__(self, movers: tuple[JointMover, ...], state: GameState) -> None:
@@ -419,7 +498,16 @@ class _Clocks:
         self.shared = all(mv is movers[0] for mv in movers)
         self.places = tuple(state.places)
         self.racing = tuple(sorted(state.racing))
-        self.by_order: dict[tuple[int, ...], np.ndarray] = {}
+        self.chains = _OrderChains(movers, self.k, self.places)
+        self.by_order = self.chains.store
+        self.response: _OrderChains | None = None
+        self.inject: dict[int, np.ndarray] = {}
+        self.ratio = 0.0
+        self.response_round = 0
+        self.response_drop = 0.0
+        self.u_orders: dict[tuple[int, ...], float] = defaultdict(float)
+        self.w_orders: dict[tuple[int, ...], float] = {}
+        self.w_mass = 0.0
         self.orders: dict[tuple[int, ...], float] = defaultdict(float)
         self.rounds_pmf = [0.0]
         self.by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}  # ((), m) keys when self.shared
@@ -431,15 +519,43 @@ class _Clocks:
     def new_round(self) -> None:
         if self.live["rounds"]:
             self.rounds_pmf.append(0.0)
+            self.chains.new_round()
+            if self.response is not None:
+                self.response_round += 1
+                self.response.new_round()
+                self.u_orders = defaultdict(float)
+
+    def wants_hand_over(self) -> bool:
+        """Whether the rounds clock should take the settled full tensor's outflow as one filtered response."""
+        return self.live["rounds"] and self.movers[0].n ** (len(self.racing) - 1) > HANDOVER_ENTRIES
+
+    def hand_over(self, settled: SettledTensor, drop: float) -> None:
+        """From the next round on, the settled full tensor feeds the rounds clock through one response."""
+        self.response = _OrderChains(self.movers, self.k, self.places)
+        self.inject = {s: o.copy() for s, o in settled.outflows.items()}
+        self.ratio = settled.ratio
+        self.response_drop = drop * (1.0 - self.ratio) / self.ratio  # the filter multiplies its mass by ratio/(1-ratio)
+        self.chains.watch()
 
     def turn(self, s: int, rnd: int, t: int, out_full: np.ndarray | None) -> None:
         """Seat ``s`` plays turn ``t`` (of round ``rnd``) in every smaller tensor; ``out_full`` finished in the full one."""
         if self.live["rounds"]:
-            movers = [prefix for prefix in self.by_order if s not in prefix]
-            for prefix, x, out in self.movers[s].move_all(movers, self.by_order, lambda p: self.k - len(p)):
-                self.by_order[prefix] = x
-                self._finish(prefix + (s,), out, rnd)
-            if out_full is not None:
+
+            def emit(order: tuple[int, ...], w: float) -> None:
+                self.orders[order] += w
+                self.rounds_pmf[rnd] += w
+
+            self.chains.turn(s, emit)
+            if self.response is not None:
+                u_orders = self.u_orders
+
+                def emit_response(order: tuple[int, ...], w: float) -> None:
+                    u_orders[order] += w
+
+                self.response.turn(s, emit_response)
+                if self.response_round == 1:
+                    self.response.finish(self.places, s, self.inject[s].copy(), emit_response)
+            elif out_full is not None:
                 self._finish(self.places + (s,), out_full.copy(), rnd)
         if self.live["turns"]:
             self.turns_pmf.append(0.0)
@@ -482,6 +598,31 @@ class _Clocks:
         elif out_full is not None:  # the last token home
             self.turns_pmf[t] += float(out_full.sum())
         return nxt_store
+
+    def end_round(self, rnd: int) -> None:
+        """The rounds clock at the end of round ``rnd``: settled tensors, and the response filtered in."""
+        if not self.live["rounds"]:
+            return
+        self.chains.end_round()
+        response = self.response
+        if response is None:
+            return
+        if self.response_round == 1:
+            response.watch()
+        response.end_round()
+        gain = self.ratio / (1.0 - self.ratio)
+        for key in list(response.store):
+            mass = float(response.store[key].sum())
+            if mass < self.response_drop:  # the filter passes it on ratio/(1-ratio) times over
+                self.dropped["rounds"] += gain * mass
+                del response.store[key]
+        r = self.ratio
+        for order in set(self.u_orders) | set(self.w_orders):
+            w = r * (self.u_orders.get(order, 0.0) + self.w_orders.get(order, 0.0))
+            self.w_orders[order] = w
+            self.orders[order] += w
+            self.rounds_pmf[rnd] += w
+        self.w_mass = r * (response.mass() + self.w_mass)
 
     def _finish(self, child: tuple[int, ...], out: np.ndarray, rnd: int) -> None:
         """Mass whose token finished, the finishing order so far ``child``: a complete order, or a smaller tensor."""
@@ -530,8 +671,18 @@ def _last_one_standing(
             elif current is not None:
                 out_full = current.outflow(s)
             clocks.turn(s, rnd, t, out_full)
+        clocks.end_round(rnd)
         current, in_play = end_of_round(
-            current, clocks.by_order, clocks.by_turn, clocks.live, clocks.dropped, clocks.tail_of, drop, tail
+            current,
+            clocks.by_order,
+            clocks.by_turn,
+            clocks.live,
+            clocks.dropped,
+            clocks.tail_of,
+            drop,
+            tail,
+            handed=clocks.response is not None,
+            rounds_extra=clocks.w_mass,
         )
         if not clocks.live["rounds"] and not clocks.live["turns"]:
             break
@@ -539,6 +690,8 @@ def _last_one_standing(
         bar.round(in_play)
         if isinstance(current, (np.ndarray, JointTensor)):  # once its rounds are geometric, stop moving the full tensor
             current = watch.feed(outflows, float(current.sum())) or current
+            if isinstance(current, SettledTensor) and clocks.wants_hand_over():
+                clocks.hand_over(current, drop)
     return clocks.figures()
 
 
@@ -551,6 +704,9 @@ def end_of_round(
     tail_of: dict[str, float],
     drop: float,
     tail: float,
+    *,
+    handed: bool = False,
+    rounds_extra: float = 0.0,
 ) -> tuple[np.ndarray | JointTensor | SettledTensor | None, float]:
     """End of a round of the last-one-standing loop: drop what is negligible, stop a clock once it is done.
 
@@ -560,11 +716,15 @@ def end_of_round(
     (``live``) with its tail mass in ``tail_of``. Returns the joint tensor
     ``full`` (``None`` once negligible; a :class:`SettledTensor` counts
     its extrapolated mass) and the largest mass still in play.
+    ``rounds_extra``: more mass in play on the rounds clock (the filtered
+    response of :class:`_Clocks`); ``handed``: the full tensor's whole
+    future reaches the rounds clock through that response, so none of it
+    is dropped there.
     """
     full_mass = float(full.sum()) if full is not None else 0.0
     if full is not None and full_mass < drop:
         for clock in ("rounds", "turns"):
-            if live[clock]:
+            if live[clock] and not (handed and clock == "rounds"):
                 dropped[clock] += full_mass
         full, full_mass = None, 0.0
     in_play = 0.0
@@ -572,7 +732,7 @@ def end_of_round(
     for clock, store in clocks:
         if not live[clock]:
             continue
-        total = full_mass
+        total = full_mass + (rounds_extra if clock == "rounds" else 0.0)
         for key in list(store):
             mass = float(store[key].sum())
             if mass < drop:
