@@ -133,9 +133,9 @@ class Event:
         {'kind': 'game_over', 'seat': 1, 'turn': 9, 'finishing_order': [1, 0]}
         """
         out: dict[str, Any] = {"kind": self.kind}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, tuple) else value
+        for name, _, _ in _field_specs(type(self)):  # type: ignore[arg-type]
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, tuple) else value
         return out
 
     def describe(self, name: str) -> str:

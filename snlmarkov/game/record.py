@@ -391,9 +391,12 @@ class GameRecord:
         (64, True, False)
         """
         key = _check_key(key)
-        marked = self if online is None else dataclasses.replace(self, online=bool(online), signature="")
-        data = marked.to_dict()
-        return dataclasses.replace(marked, signature=_hmac(key, data))
+        online = self.online if online is None else bool(online)
+        data = self.to_dict()  # the data of this record marked ``online`` (the signature is not signed):
+        data.pop("online", None)  # what to_dict gives the marked record, without building it first
+        if online:
+            data["online"] = True
+        return dataclasses.replace(self, online=online, signature=_hmac(key, data))
 
     def signature_matches(self, key: bytes) -> bool:
         """Whether the record carries a signature and it is ``key``'s signature of this very record."""

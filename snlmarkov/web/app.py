@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 import math
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -321,7 +322,7 @@ async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state:
         else:
             timeout = limits.hello_timeout - (time.monotonic() - started)
         try:
-            message = await asyncio.wait_for(websocket.receive(), max(0.0, timeout))
+            message = await _receive(websocket, max(0.0, timeout))
         except asyncio.TimeoutError:
             if conn.greeted and time.monotonic() - conn.last_sent < limits.idle_timeout:
                 continue  # the room spoke to it meanwhile: not idle
@@ -353,6 +354,21 @@ async def _receive_all(websocket: WebSocket, room: Any, conn: Connection, state:
             await _handle_one(room, conn, message)
         else:  # the load benchmark: this message's time on the server, from its receipt (last_in)
             await state.timing.measure(_handle_one(room, conn, message), last_in)
+
+
+if sys.version_info >= (3, 11):
+
+    async def _receive(websocket: WebSocket, timeout: float) -> Mapping[str, Any]:
+        """The next message within ``timeout`` seconds (asyncio.TimeoutError past it), in this task: no task
+        a message (``asyncio.wait_for`` makes one before Python 3.12)."""
+        async with asyncio.timeout(timeout):
+            return await websocket.receive()
+
+else:  # pragma: no cover - Python 3.10
+
+    async def _receive(websocket: WebSocket, timeout: float) -> Mapping[str, Any]:
+        """The next message within ``timeout`` seconds (asyncio.TimeoutError past it)."""
+        return await asyncio.wait_for(websocket.receive(), timeout)
 
 
 async def _handle_one(room: Any, conn: Connection, message: Mapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import ipaddress
 import time
 from dataclasses import dataclass
@@ -108,6 +109,7 @@ class ServerLimits:
         return dataclasses.replace(self, **changes)
 
 
+@functools.lru_cache(maxsize=4096)  # asked at every message a connection sends: parsed once an address
 def client_key(address: str) -> str:
     """The key a client address is counted under: the address itself, or its ``/64`` for IPv6."""
     try:

@@ -62,16 +62,21 @@ def digest(secret: str) -> str:
 
 
 def room_state(room: Room) -> str:
-    """The room as the JSON text of its ``rooms`` row (no secret, only their hashes)."""
+    """The room as the JSON text of its ``rooms`` row (no secret, only their hashes).
+
+    The board and the rules (frozen, and the same at every turn) are encoded
+    once for as long as the room keeps them (``room.frozen_json``); the text is
+    what ``json.dumps`` gives the whole state.
+    """
     game = room.game
-    state: dict[str, Any] = {
+    head = {
         "format": STATE_FORMAT,
         "kind": room.kind,
         "owner": room.owner,
         "host": room.host_digest,
         "board_name": room.board_name,
-        "board": room.board.to_dict(),
-        "rules": room.rules.to_dict(),
+    }
+    state: dict[str, Any] = {
         "mode": room.mode,
         "countdown": room.countdown,
         "seats": [
@@ -90,7 +95,11 @@ def room_state(room: Room) -> str:
             to_move=game.current_seat,
             turns=game.total_turns,
         )
-    return json.dumps(state)
+    frozen = room.frozen_json
+    if frozen is None or frozen[0] is not room.board or frozen[1] is not room.rules:
+        text = f'"board": {json.dumps(room.board.to_dict())}, "rules": {json.dumps(room.rules.to_dict())}'
+        frozen = room.frozen_json = (room.board, room.rules, text)
+    return f"{json.dumps(head)[:-1]}, {frozen[2]}, {json.dumps(state)[1:]}"
 
 
 def _status(room: Room) -> str:

@@ -322,6 +322,7 @@ class Room:
         self.play: TablePlay | None = None  # under a choice rule: the AI seats' tables and the coach
         self._asked = 0  # decisions asked of a player so far (a decision's countdown knows its own)
         self._turn_mark = 0  # the length of the game's log when the turn in progress began
+        self.frozen_json: tuple[Board, Rules, str] | None = None  # persist.room_state's board and rules, encoded
 
     # ------------------------------------------------------------ views
     def snapshot(self) -> dict[str, Any]:
@@ -630,7 +631,7 @@ class Room:
             finished=tuple(game.finishing_order),
             current=game.current_seat,
         )
-        return asyncio.wrap_future(self.manager.odds.later(query))
+        return self.manager.odds.ask(query)
 
     def _check_mover(self, seat: int, secret: str, what: str) -> None:
         """Refuse a ``what`` (roll, choose) that is not the mover's own: no game, wrong secret, not its turn."""

@@ -1,0 +1,133 @@
+"""What the server's cheaper per-turn paths give is what the plain ones gave.
+
+The room's state row (its board and rules encoded once), the odds' query
+thread (answers handed back to the loop in one call), and a record signed
+with ``online`` (no intermediate record).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import threading
+
+import pytest
+
+from snlmarkov import Board, Game, Rules
+from snlmarkov.game.seats import Seat
+from snlmarkov.web import persist
+from snlmarkov.web.odds import LiveOdds, OddsSolver
+from snlmarkov.web.rooms import RoomManager
+
+TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
+
+
+def plain_state(room) -> str:
+    """The state row as ``json.dumps`` of the whole state (the board and rules encoded at every call)."""
+    game = room.game
+    state = {
+        "format": persist.STATE_FORMAT,
+        "kind": room.kind,
+        "owner": room.owner,
+        "host": room.host_digest,
+        "board_name": room.board_name,
+        "board": room.board.to_dict(),
+        "rules": room.rules.to_dict(),
+        "mode": room.mode,
+        "countdown": room.countdown,
+        "seats": [
+            {"name": s.name, "colour": s.colour, "ai": s.ai, "hash": s.digest, "strength": s.strength}
+            for s in room.seats
+        ],
+        "seq": room.seq,
+        "texts": list(room.texts),
+        "odds": room.odds.method,
+        "paused": room.paused,
+    }
+    if game is not None:
+        state.update(
+            positions=list(game.positions),
+            finished=list(game.finishing_order),
+            to_move=game.current_seat,
+            turns=game.total_turns,
+        )
+    return json.dumps(state)
+
+
+def test_room_state_is_the_whole_state_encoded_and_follows_a_new_board_and_rules():
+    async def run():
+        manager = RoomManager({"tiny": TINY, "jungle": Board.builtin("jungle")}, seed=3, ai_delay=0.0)
+        room = manager.create("online", [{"name": "Ann", "colour": "#e53935"}], board="tiny")
+        assert persist.room_state(room) == plain_state(room)  # the lobby
+        room._configure({"board": "jungle", "rules": {"finish": "bounce"}})
+        assert persist.room_state(room) == plain_state(room)  # a new board and rules: encoded again
+        assert json.loads(persist.room_state(room))["board"]["size"] == 100
+        room._add_seat("Bob", "#1e88e5", ai=False)
+        await room.start()
+        for _ in range(12):
+            seat = room.game.current_seat
+            async with room.lock:
+                await room._roll(seat, room.seats[seat].secret)
+            assert persist.room_state(room) == plain_state(room)
+            if room.status != "playing":
+                break
+        room._cancel_timer()
+        manager.odds.shutdown()
+
+    asyncio.run(run())
+
+
+def test_the_query_thread_answers_every_query_asked_at_once_in_order():
+    solver = OddsSolver()
+
+    def failing() -> LiveOdds:
+        raise ValueError("a bug in a query")
+
+    async def run():
+        futures = [solver.ask(lambda i=i: LiveOdds((i / 10,), "exact")) for i in range(10)]
+        futures.append(solver.ask(failing))
+        return await asyncio.gather(*futures)
+
+    answers = asyncio.run(run())
+    assert [a.win_probability for a in answers[:10]] == [(i / 10,) for i in range(10)]
+    assert answers[10] == LiveOdds((), "none")  # a failing query: no odds, not a failed turn
+    solver.shutdown()
+
+
+def test_queries_waiting_at_shutdown_are_cancelled_and_none_is_taken_after():
+    solver = OddsSolver()
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> LiveOdds:
+        started.set()
+        release.wait(10)
+        return LiveOdds((1.0,), "exact")
+
+    async def run():
+        first = solver.ask(slow)
+        await asyncio.to_thread(started.wait, 10)
+        second = solver.ask(lambda: LiveOdds((0.5,), "exact"))
+        solver.shutdown()
+        release.set()
+        await asyncio.wait({first, second}, timeout=10)
+        with pytest.raises(RuntimeError):
+            solver.ask(lambda: LiveOdds((), "none"))
+        return first, second
+
+    first, second = asyncio.run(run())
+    assert first.result().method == "exact"  # the query running went on to its end
+    assert second.cancelled()
+
+
+def test_signing_with_online_signs_the_record_marked_online():
+    game = Game(TINY, Rules(), [Seat("Ann", "red"), Seat("Bob", "blue")], "classic", rng=5)
+    while not game.is_over:
+        game.take_turn()
+    record, key = game.record(), bytes(range(32))
+    marked = dataclasses.replace(record, online=True)
+    signed = record.signed(key, online=True)
+    assert signed.online and signed.signature == marked.signed(key).signature
+    assert signed.signature_matches(key) and not record.signed(key).online
+    again = signed.signed(key, online=False)  # a signed record signed again, unmarked
+    assert not again.online and again.signature == record.signed(key).signature and again.signature_matches(key)
