@@ -382,6 +382,13 @@ def _race_handing_over(monkeypatch: pytest.MonkeyPatch, entries: int, players: i
         return hand_over(self, settled, drop)
 
     monkeypatch.setattr(bump_module._Clocks, "hand_over", spy)
+    handed_turns = bump_module._Clocks._handed_turn
+
+    def spy_turn(self, s, t):  # type: ignore[no-untyped-def]
+        masses.append(None)  # a turn of the turns clock through its response
+        return handed_turns(self, s, t)
+
+    monkeypatch.setattr(bump_module._Clocks, "_handed_turn", spy_turn)
     board, rules = HAND_OVER_BOARD
     got = snl.race(board, rules, players=players, mode="last_one_standing", method="exact", tail=1e-15)
     monkeypatch.undo()
@@ -389,12 +396,13 @@ def _race_handing_over(monkeypatch: pytest.MonkeyPatch, entries: int, players: i
 
 
 def test_last_one_standing_hand_over_agrees_with_stepping_every_tensor(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The filtered response (and the order tensors settling) against the same race with every tensor
-    stepped to the tail, on a board where 2e-4 of the probability is still in play at the hand-over:
-    every order, the rounds and the turns distributions to 1e-14."""
+    """The filtered responses of both clocks (and the tensors settling) against the same race with every
+    tensor stepped to the tail, on a board where 2e-4 of the probability is still in play at the
+    hand-over: every order, the rounds and the turns distributions to 1e-14."""
     handed, masses = _race_handing_over(monkeypatch, 0)
     stepped, none = _race_handing_over(monkeypatch, 10**12)
-    assert len(masses) == 1 and masses[0] > 1e-4 and not none
+    settled = [m for m in masses if m is not None]
+    assert len(settled) == 1 and settled[0] > 1e-4 and None in masses and not none
     for order, p in stepped.order_probability.items():
         assert abs(handed.order_probability[order] - p) < 1e-14, order
     for name in ("rounds_distribution", "turns_distribution"):

@@ -44,7 +44,7 @@ boards) is iterated every round.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -472,6 +472,53 @@ class _OrderChains:
         return float(sum(float(x.sum()) for x in self.store.values()))
 
 
+class _TurnChains:
+    """The turns clock's tensors when one mover moves every seat, by token count (keys ``((), m)``).
+
+    :meth:`watch` names the key of a tensor that gets no more mass from the
+    full tensor; once its turns are geometric (:class:`SettleWatch`, a
+    turn for a round) it is replaced by a :class:`SettledTensor`.
+    """
+
+    def __init__(self, mover: JointMover) -> None:
+        self.mover = mover
+        self.watch_key: tuple | None = None
+        self.watcher = SettleWatch()
+
+    def watch(self, key: tuple) -> None:
+        self.watch_key, self.watcher = key, SettleWatch()
+
+    def turn(self, store: dict, inject: np.ndarray | None, rest: int) -> tuple[dict, float]:
+        """One turn of every tensor of ``store`` (and ``inject`` into the tensors of ``rest`` tokens): the new
+        store and the mass whose last token came home."""
+        nxt: dict = {}
+        home = 0.0
+        plain = [key for key, x in store.items() if not isinstance(x, SettledTensor)]
+        moved = self.mover.move_all(plain, store, lambda key: key[1])
+        for key, x in store.items():
+            if isinstance(x, SettledTensor):
+                x.next_round()
+                moved.append((key, x, x.outflow(0)))
+        watched = None
+        for key, y, out in moved:
+            if key == self.watch_key and not isinstance(y, SettledTensor):
+                watched = out.copy()
+            _add(nxt, key, y)
+            if key[1] > 1:
+                _add(nxt, ((), key[1] - 1), out)
+            else:
+                home += float(out.sum())
+        if inject is not None and rest:
+            _add(nxt, ((), rest), inject)
+        elif inject is not None:  # the last token home
+            home += float(inject.sum())
+        if watched is not None and self.watch_key in nxt:
+            settled_x = self.watcher.feed({0: watched}, float(nxt[self.watch_key].sum()))
+            if settled_x is not None:
+                nxt[self.watch_key], self.watch_key = settled_x, None
+        return nxt, home
+
+
 class _Clocks:
     """The smaller tensors of a last-one-standing race, on both clocks, and what they have counted.
 
@@ -508,6 +555,12 @@ class _Clocks:
         self.u_orders: dict[tuple[int, ...], float] = defaultdict(float)
         self.w_orders: dict[tuple[int, ...], float] = {}
         self.w_mass = 0.0
+        self.turn_chains = _TurnChains(movers[0])
+        self.turn_response: dict | None = None  # the turns clock's response, when handed over too
+        self.turn_response_chains = _TurnChains(movers[0])
+        self.turn_tau = 0
+        self.turn_rings: tuple[deque, deque] = (deque(), deque())  # w of the last rounds' turns: finished, in play
+        self.turn_w_mass = 0.0
         self.orders: dict[tuple[int, ...], float] = defaultdict(float)
         self.rounds_pmf = [0.0]
         self.by_turn: dict[tuple[tuple[int, ...], int], np.ndarray] = {}  # ((), m) keys when self.shared
@@ -536,6 +589,11 @@ class _Clocks:
         self.ratio = settled.ratio
         self.response_drop = drop * (1.0 - self.ratio) / self.ratio  # the filter multiplies its mass by ratio/(1-ratio)
         self.chains.watch()
+        if self.shared and self.live["turns"]:  # the turns clock: one round is len(racing) turns
+            period = len(self.racing)
+            self.turn_response = {}
+            self.turn_rings = (deque([0.0] * period), deque([0.0] * period))
+            self.turn_chains.watch(((), period - 1))
 
     def turn(self, s: int, rnd: int, t: int, out_full: np.ndarray | None) -> None:
         """Seat ``s`` plays turn ``t`` (of round ``rnd``) in every smaller tensor; ``out_full`` finished in the full one."""
@@ -559,7 +617,39 @@ class _Clocks:
                 self._finish(self.places + (s,), out_full.copy(), rnd)
         if self.live["turns"]:
             self.turns_pmf.append(0.0)
-            self.by_turn = self._shared_turn(t, out_full) if self.shared else self._seats_turn(s, t, out_full)
+            if not self.shared:
+                self.by_turn = self._seats_turn(s, t, out_full)
+            elif self.turn_response is None:
+                self.by_turn, home = self.turn_chains.turn(self.by_turn, out_full, len(self.racing) - 1)
+                self.turns_pmf[t] += home
+            else:
+                self._handed_turn(s, t)
+
+    def _handed_turn(self, s: int, t: int) -> None:
+        """Turn ``t`` of the turns clock once the settled full tensor's outflow is a filtered response."""
+        assert self.turn_response is not None
+        self.by_turn, home = self.turn_chains.turn(self.by_turn, None, 0)
+        self.turns_pmf[t] += home
+        self.turn_tau += 1
+        period = len(self.racing)
+        inject = self.inject[s].copy() if self.turn_tau <= period else None
+        chains = self.turn_response_chains
+        self.turn_response, u = chains.turn(self.turn_response, inject, period - 1)
+        if self.turn_tau == period:  # fed a round: from now on on its own
+            chains.watch(((), period - 1))
+        gain = self.ratio / (1.0 - self.ratio)
+        for key in list(self.turn_response):
+            mass = float(self.turn_response[key].sum())
+            if mass < self.response_drop:
+                self.dropped["turns"] += gain * mass
+                del self.turn_response[key]
+        finished, in_play = self.turn_rings
+        w = self.ratio * (u + finished.popleft())
+        finished.append(w)
+        self.turns_pmf[t] += w
+        mass_u = float(sum(float(x.sum()) for x in self.turn_response.values()))
+        self.turn_w_mass = self.ratio * (mass_u + in_play.popleft())
+        in_play.append(self.turn_w_mass)
 
     def _seats_turn(self, s: int, t: int, out_full: np.ndarray | None) -> dict:
         """Turn ``t`` of the turns clock, tensors by (seats racing, seat to move): the tensors after it."""
@@ -578,23 +668,6 @@ class _Clocks:
         rest = tuple(a for a in self.racing if a != s)
         if out_full is not None and rest:
             _add(nxt_store, (rest, _next_in(rest, s)), out_full)
-        elif out_full is not None:  # the last token home
-            self.turns_pmf[t] += float(out_full.sum())
-        return nxt_store
-
-    def _shared_turn(self, t: int, out_full: np.ndarray | None) -> dict:
-        """Turn ``t`` of the turns clock, one mover for every seat: tensors by token count (key ``((), m)``)."""
-        nxt_store: dict = {}
-        for key, y, out in self.movers[0].move_all(list(self.by_turn), self.by_turn, lambda key: key[1]):
-            m = key[1]
-            _add(nxt_store, key, y)
-            if m > 1:
-                _add(nxt_store, ((), m - 1), out)
-            else:
-                self.turns_pmf[t] += float(out.sum())
-        rest = len(self.racing) - 1
-        if out_full is not None and rest:
-            _add(nxt_store, ((), rest), out_full)
         elif out_full is not None:  # the last token home
             self.turns_pmf[t] += float(out_full.sum())
         return nxt_store
@@ -683,6 +756,8 @@ def _last_one_standing(
             tail,
             handed=clocks.response is not None,
             rounds_extra=clocks.w_mass,
+            turns_handed=clocks.turn_response is not None,
+            turns_extra=clocks.turn_w_mass,
         )
         if not clocks.live["rounds"] and not clocks.live["turns"]:
             break
@@ -707,6 +782,8 @@ def end_of_round(
     *,
     handed: bool = False,
     rounds_extra: float = 0.0,
+    turns_handed: bool = False,
+    turns_extra: float = 0.0,
 ) -> tuple[np.ndarray | JointTensor | SettledTensor | None, float]:
     """End of a round of the last-one-standing loop: drop what is negligible, stop a clock once it is done.
 
@@ -719,12 +796,13 @@ def end_of_round(
     ``rounds_extra``: more mass in play on the rounds clock (the filtered
     response of :class:`_Clocks`); ``handed``: the full tensor's whole
     future reaches the rounds clock through that response, so none of it
-    is dropped there.
+    is dropped there; ``turns_extra`` and ``turns_handed`` the same for the
+    turns clock.
     """
     full_mass = float(full.sum()) if full is not None else 0.0
     if full is not None and full_mass < drop:
         for clock in ("rounds", "turns"):
-            if live[clock] and not (handed and clock == "rounds"):
+            if live[clock] and not {"rounds": handed, "turns": turns_handed}[clock]:
                 dropped[clock] += full_mass
         full, full_mass = None, 0.0
     in_play = 0.0
@@ -732,7 +810,7 @@ def end_of_round(
     for clock, store in clocks:
         if not live[clock]:
             continue
-        total = full_mass + (rounds_extra if clock == "rounds" else 0.0)
+        total = full_mass + (rounds_extra if clock == "rounds" else turns_extra)
         for key in list(store):
             mass = float(store[key].sum())
             if mass < drop:
