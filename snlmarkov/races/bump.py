@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict, deque
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -402,6 +404,19 @@ class SettleWatch:
         return SettledTensor(outflows, ratio, mass) if ok else None
 
 
+def _prune(store: dict, below: float) -> tuple[float, float]:
+    """Drop the tensors of ``store`` holding less than ``below``: (the mass dropped, the mass kept)."""
+    lost = kept = 0.0
+    for key in list(store):
+        mass = float(store[key].sum())
+        if mass < below:
+            lost += mass
+            del store[key]
+        else:
+            kept += mass
+    return lost, kept
+
+
 #: After the full tensor settles, the rounds clock hands its outflow to one response (:class:`_Clocks`)
 #: when the tensors it feeds have more entries than this.
 HANDOVER_ENTRIES = BATCH_ENTRIES
@@ -467,9 +482,6 @@ class _OrderChains:
                 del self.watches[p]
             if settled_x is not None:
                 self.store[p] = settled_x
-
-    def mass(self) -> float:
-        return float(sum(float(x.sum()) for x in self.store.values()))
 
 
 class _TurnChains:
@@ -552,6 +564,7 @@ class _Clocks:
         self.ratio = 0.0
         self.response_round = 0
         self.response_drop = 0.0
+        self.gain = 0.0  # what the filter multiplies a mass by over the rounds to come: ratio / (1 - ratio)
         self.u_orders: dict[tuple[int, ...], float] = defaultdict(float)
         self.w_orders: dict[tuple[int, ...], float] = {}
         self.w_mass = 0.0
@@ -587,7 +600,8 @@ class _Clocks:
         self.response = _OrderChains(self.movers, self.k, self.places)
         self.inject = {s: o.copy() for s, o in settled.outflows.items()}
         self.ratio = settled.ratio
-        self.response_drop = drop * (1.0 - self.ratio) / self.ratio  # the filter multiplies its mass by ratio/(1-ratio)
+        self.gain = self.ratio / (1.0 - self.ratio)
+        self.response_drop = drop / self.gain  # what the filter makes of it is below ``drop``
         self.chains.watch()
         if self.shared and self.live["turns"]:  # the turns clock: one round is len(racing) turns
             period = len(self.racing)
@@ -614,7 +628,7 @@ class _Clocks:
                 if self.response_round == 1:
                     self.response.finish(self.places, s, self.inject[s].copy(), emit_response)
             elif out_full is not None:
-                self._finish(self.places + (s,), out_full.copy(), rnd)
+                self.chains.finish(self.places, s, out_full.copy(), emit)
         if self.live["turns"]:
             self.turns_pmf.append(0.0)
             if not self.shared:
@@ -637,17 +651,12 @@ class _Clocks:
         self.turn_response, u = chains.turn(self.turn_response, inject, period - 1)
         if self.turn_tau == period:  # fed a round: from now on on its own
             chains.watch(((), period - 1))
-        gain = self.ratio / (1.0 - self.ratio)
-        for key in list(self.turn_response):
-            mass = float(self.turn_response[key].sum())
-            if mass < self.response_drop:
-                self.dropped["turns"] += gain * mass
-                del self.turn_response[key]
+        lost, mass_u = _prune(self.turn_response, self.response_drop)
+        self.dropped["turns"] += self.gain * lost
         finished, in_play = self.turn_rings
         w = self.ratio * (u + finished.popleft())
         finished.append(w)
         self.turns_pmf[t] += w
-        mass_u = float(sum(float(x.sum()) for x in self.turn_response.values()))
         self.turn_w_mass = self.ratio * (mass_u + in_play.popleft())
         in_play.append(self.turn_w_mass)
 
@@ -683,28 +692,24 @@ class _Clocks:
         if self.response_round == 1:
             response.watch()
         response.end_round()
-        gain = self.ratio / (1.0 - self.ratio)
-        for key in list(response.store):
-            mass = float(response.store[key].sum())
-            if mass < self.response_drop:  # the filter passes it on ratio/(1-ratio) times over
-                self.dropped["rounds"] += gain * mass
-                del response.store[key]
+        lost, mass_u = _prune(response.store, self.response_drop)
+        self.dropped["rounds"] += self.gain * lost
         r = self.ratio
         for order in set(self.u_orders) | set(self.w_orders):
             w = r * (self.u_orders.get(order, 0.0) + self.w_orders.get(order, 0.0))
             self.w_orders[order] = w
             self.orders[order] += w
             self.rounds_pmf[rnd] += w
-        self.w_mass = r * (response.mass() + self.w_mass)
+        self.w_mass = r * (mass_u + self.w_mass)
 
-    def _finish(self, child: tuple[int, ...], out: np.ndarray, rnd: int) -> None:
-        """Mass whose token finished, the finishing order so far ``child``: a complete order, or a smaller tensor."""
-        if len(child) == self.k:
-            w = float(out.sum())
-            self.orders[child] += w
-            self.rounds_pmf[rnd] += w
-        else:
-            _add(self.by_order, child, out)
+    def handed(self) -> dict[str, float]:
+        """The clocks the settled full tensor feeds through a response, with that response's mass in play."""
+        out = {}
+        if self.response is not None:
+            out["rounds"] = self.w_mass
+        if self.turn_response is not None:
+            out["turns"] = self.turn_w_mass
+        return out
 
     def figures(self) -> dict[str, Any]:
         k = self.k
@@ -754,10 +759,7 @@ def _last_one_standing(
             clocks.tail_of,
             drop,
             tail,
-            handed=clocks.response is not None,
-            rounds_extra=clocks.w_mass,
-            turns_handed=clocks.turn_response is not None,
-            turns_extra=clocks.turn_w_mass,
+            handed=clocks.handed(),
         )
         if not clocks.live["rounds"] and not clocks.live["turns"]:
             break
@@ -780,10 +782,7 @@ def end_of_round(
     drop: float,
     tail: float,
     *,
-    handed: bool = False,
-    rounds_extra: float = 0.0,
-    turns_handed: bool = False,
-    turns_extra: float = 0.0,
+    handed: Mapping[str, float] = MappingProxyType({}),
 ) -> tuple[np.ndarray | JointTensor | SettledTensor | None, float]:
     """End of a round of the last-one-standing loop: drop what is negligible, stop a clock once it is done.
 
@@ -793,16 +792,15 @@ def end_of_round(
     (``live``) with its tail mass in ``tail_of``. Returns the joint tensor
     ``full`` (``None`` once negligible; a :class:`SettledTensor` counts
     its extrapolated mass) and the largest mass still in play.
-    ``rounds_extra``: more mass in play on the rounds clock (the filtered
-    response of :class:`_Clocks`); ``handed``: the full tensor's whole
-    future reaches the rounds clock through that response, so none of it
-    is dropped there; ``turns_extra`` and ``turns_handed`` the same for the
-    turns clock.
+    ``handed``: the clocks the full tensor feeds through a filtered
+    response (:meth:`_Clocks.hand_over`), with its mass in play: the full
+    tensor's whole future reaches them that way, so none of it is dropped
+    there.
     """
     full_mass = float(full.sum()) if full is not None else 0.0
     if full is not None and full_mass < drop:
         for clock in ("rounds", "turns"):
-            if live[clock] and not {"rounds": handed, "turns": turns_handed}[clock]:
+            if live[clock] and clock not in handed:
                 dropped[clock] += full_mass
         full, full_mass = None, 0.0
     in_play = 0.0
@@ -810,14 +808,9 @@ def end_of_round(
     for clock, store in clocks:
         if not live[clock]:
             continue
-        total = full_mass + (rounds_extra if clock == "rounds" else turns_extra)
-        for key in list(store):
-            mass = float(store[key].sum())
-            if mass < drop:
-                dropped[clock] += mass
-                del store[key]
-            else:
-                total += mass
+        lost, kept = _prune(store, drop)
+        dropped[clock] += lost
+        total = full_mass + handed.get(clock, 0.0) + kept
         if total < tail:
             live[clock] = False
             tail_of[clock] = total + dropped[clock]

@@ -528,7 +528,7 @@ class JointTensor:
         width = min(r, BLOCK_COLUMNS)
         buf = np.empty(n * width)
         res_buf = np.empty((n + 1) * width)
-        # a slice that is a whole row y3[a] (axis 1, r <= width) takes its product in place: rows n of
+        # a slice that is a whole row y3[a] (axis 1, r <= width) takes its product in place: row n of
         # it, the finish, spill onto the first row of y3[a + 1], which is written after it has been read
         whole = width == r
         flat = self.spare
