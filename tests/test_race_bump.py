@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import pytest
@@ -432,15 +433,26 @@ def in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bump_module, "IN_PLACE_SLICE", 1)
 
 
+@pytest.mark.parametrize("layout", ["default", "in place", "in place, 2 rows a product"])
 @pytest.mark.parametrize("prefix", [True, False])
-@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_joint_tensor_moves_as_the_mover_does(case: str, players: int, prefix: bool) -> None:
-    """Turn after turn (the axes rotated by two now and then), the same tensor and finished mass as
-    JointMover.move, with the turn on prefix sums or not."""
+def test_joint_tensor_moves_as_the_mover_does(
+    monkeypatch: pytest.MonkeyPatch, case: str, players: int, prefix: bool, layout: str
+) -> None:
+    """Turn after turn, the same tensor and finished mass as JointMover.move (its bump by the table,
+    the tensor's slab by slab), with the turn on prefix sums or not; the axis before the last written
+    rotated, and with 5 tokens the axes rotated to the front now and then ("default": these boards
+    are too small for anything else), or every other axis moved where it lies, whole rows at a time
+    into the other buffer, up to 2 rows a product."""
+    import snlmarkov.races.joint as joint
     from snlmarkov.races.joint import JointTensor, prefix_matrix
 
+    if layout != "default":
+        monkeypatch.setattr(joint, "ROW_COLUMNS", 1)
     board, rules = CASES[case]
+    if layout.endswith("a product"):
+        monkeypatch.setattr(joint, "BLOCK_COLUMNS", 2 * JointMover.of(turn_model(board, rules), rules).n)
     mover = JointMover.of(turn_model(board, rules), rules)
     mover._tables["prefix"] = (prefix_matrix(mover.step), True) if prefix else (mover.step, False)
     n = mover.n
@@ -456,29 +468,43 @@ def test_joint_tensor_moves_as_the_mover_does(case: str, players: int, prefix: b
     assert abs(tensor.sum() - x.sum()) < 1e-15
 
 
-@pytest.mark.parametrize("columns", [8192, 3])
+@pytest.mark.parametrize("players, row_columns", [(4, 64), (5, 64), (5, 1)])
+@pytest.mark.parametrize("columns", [8192, 32, 3])
 def test_joint_tensor_products_in_its_buffers_equal_the_public_product(
-    monkeypatch: pytest.MonkeyPatch, columns: int
+    monkeypatch: pytest.MonkeyPatch, columns: int, players: int, row_columns: int
 ) -> None:
-    """The products written into the tensor's buffers (scipy's kernel, the finish row spilling onto
-    the next row of the tensor) give the same bits as scipy's public product and a copy; with slices
-    of 3 columns, no slice is a whole row and every product goes through the spare buffer."""
+    """The products written into the tensor's buffers (scipy's kernel adding onto a buffer cleared
+    as the turn before read it, the finish rows spilling onto the next rows of the tensor and cleared
+    again; the axis before the last written rotated) give the same bits as scipy's public product and
+    a copy; with slices of 3 columns, no slice is a whole row and every product goes through the spare
+    buffer. With 32 columns, products of 2 whole rows straight into a cleared buffer are made (counted):
+    axis 1 of 4 tokens, axis 2 of 5 when it is moved where it lies (else the axes are rotated)."""
     import snlmarkov.races.joint as joint
 
     monkeypatch.setattr(joint, "BLOCK_COLUMNS", columns)
+    monkeypatch.setattr(joint, "ROW_COLUMNS", row_columns)
     board, rules = CASES["four-squares-no-exact-finish"]
     mover = JointMover.of(turn_model(board, rules), rules)
-    x = np.random.default_rng(11).random(mover.n**4)
+    x = np.random.default_rng(11).random(mover.n**players)
     assert joint._csr_matvecs is not None  # this scipy has the kernel: two paths are compared
+    kinds: list[tuple[int, bool]] = []
+    product_into = joint.product_into
+
+    def counted(a_mat: Any, part: np.ndarray, out: np.ndarray, *, zeroed: bool = False) -> np.ndarray:
+        kinds.append((a_mat.shape[0] // (mover.n + 1), zeroed))
+        return product_into(a_mat, part, out, zeroed=zeroed)
+
+    monkeypatch.setattr(joint, "product_into", counted)
     runs = []
     for kernel in (joint._csr_matvecs, None):
         monkeypatch.setattr(joint, "_csr_matvecs", kernel)
-        tensor = joint.JointTensor(x.copy(), (0, 1, 2, 3), (mover,) * 4)
-        outs = [tensor.move(t % 4, ordered=True) for t in range(9)]
+        tensor = joint.JointTensor(x.copy(), tuple(range(players)), (mover,) * players)
+        outs = [tensor.move(t % players, ordered=True) for t in range(2 * players + 1)]
         runs.append((outs, tensor.ordered(1)))
     for a, b in zip(runs[0][0], runs[1][0]):
         assert np.array_equal(a, b)
     assert np.array_equal(runs[0][1], runs[1][1])
+    assert ((2, True) in kinds) == (columns == 32 and (players == 4 or row_columns == 1))
 
 
 def test_prefix_form_is_the_turn_on_prefix_sums() -> None:

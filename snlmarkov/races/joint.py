@@ -20,12 +20,14 @@ move first and the others in playing order:
 - The full tensor of a large race (4 tokens on the jungle board: 45 million
   entries) is moved by :class:`JointTensor` instead, the same chain with
   fewer passes over memory: two buffers that are reused, the product a
-  slice at a time into the other buffer, the axes rotated only every other
-  turn, and the turn applied to prefix sums along the mover's axis
-  (:func:`prefix_form`: a die's faces land on runs of consecutive squares,
-  two entries of the matrix per run instead of one per face); each product
-  is written into a buffer that is reused (:func:`product_into`), the
-  tensor's own where the slice is a whole row of it.
+  slice at a time into the other buffer, each axis moved where it lies
+  (the turn of the axis before the last written with the last axis first,
+  so no pass of its own rotates the axes), and the turn applied to prefix
+  sums along the mover's axis (:func:`prefix_form`: a die's faces land on
+  runs of consecutive squares, two entries of the matrix per run instead
+  of one per face); each product is written into a buffer that is reused
+  (:func:`product_into`), the tensor's own where the slice is whole rows
+  of it, cleared as the turn before read it.
 """
 
 from __future__ import annotations
@@ -188,6 +190,28 @@ class JointMover:
         if "prefix" not in self._tables:
             self._tables["prefix"] = prefix_form(self.step)
         return self._tables["prefix"]
+
+    def _rows_matrix(self, b: int) -> sp.csr_matrix:
+        """``b`` copies of the :meth:`_prefix` matrix on the diagonal, their finish rows last (cached).
+
+        The turn of ``b`` whole rows ``x3[a : a + b]`` of a ``(q, n, r)``
+        tensor in one product: rows ``i * n .. i * n + n - 1`` are row
+        ``a + i`` after the turn, row ``b * n + i`` its finish; each row's
+        entries in the order of the matrix it copies (the same sums).
+        """
+        key = ("rows", b)
+        if key not in self._tables:
+            a_mat, _ = self._prefix()
+            if b == 1:
+                self._tables[key] = a_mat
+            else:
+                n = self.n
+                stacked = sp.kron(sp.identity(b, format="csr"), a_mat, format="csr")
+                order = np.arange(b * (n + 1)).reshape(b, n + 1)
+                k_mat = sp.csr_matrix(stacked[np.concatenate([order[:, :n].ravel(), order[:, n]])])
+                k_mat.sort_indices()
+                self._tables[key] = k_mat
+        return self._tables[key]
 
     def _axis_bump_table(self, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The bumped entries of an ``m``-token tensor whose axis ``k`` has moved: flat index, and index among the others.
@@ -375,8 +399,12 @@ IN_PLACE_SLICE = 1024
 #: Side of the tiles in which :class:`JointTensor` transposes its tensor.
 TILE = 512
 
+#: :class:`JointTensor` moves an axis where it lies when the axes after it hold at least this many entries
+#: (the columns of its products); else the axes before it are rotated to the end first.
+ROW_COLUMNS = 64
 
-def product_into(a_mat: sp.csr_matrix, part: np.ndarray, out: np.ndarray) -> np.ndarray:
+
+def product_into(a_mat: sp.csr_matrix, part: np.ndarray, out: np.ndarray, *, zeroed: bool = False) -> np.ndarray:
     """``a_mat @ part`` written into ``out``, returned as ``(rows, columns)``.
 
     ``part`` is a C-contiguous ``(a_mat.shape[1], columns)`` array and
@@ -384,7 +412,9 @@ def product_into(a_mat: sp.csr_matrix, part: np.ndarray, out: np.ndarray) -> np.
     The product is scipy's own ``csr @ dense`` kernel run on ``out`` (the
     same sums in the same order: equal to the last bit), without the array
     of the result that the public product allocates and fills; where scipy
-    has no such kernel, that product and a copy.
+    has no such kernel, that product and a copy. ``zeroed``: the caller
+    knows those entries of ``out`` are 0.0 already (the kernel adds to what
+    is there), so they are not cleared again.
 
     Examples
     --------
@@ -399,7 +429,8 @@ def product_into(a_mat: sp.csr_matrix, part: np.ndarray, out: np.ndarray) -> np.
     if _csr_matvecs is None:
         res[:] = (a_mat @ part).reshape(-1)
     else:
-        res[:] = 0.0  # the kernel adds to what is there
+        if not zeroed:
+            res[:] = 0.0  # the kernel adds to what is there
         _csr_matvecs(rows, a_mat.shape[1], cols, a_mat.indptr, a_mat.indices, a_mat.data, part.reshape(-1), res)
     return res.reshape(rows, cols)
 
@@ -446,12 +477,29 @@ class JointTensor:
     """The joint tensor of ``m >= 3`` tokens, moved turn by turn in two buffers.
 
     The same chain as :meth:`JointMover.move`, with fewer passes over the
-    tensor: its axes are not rotated every turn. The mover's axis is axis 0
-    or 1 (a slice of the tensor at a time goes through the sparse product,
-    :data:`BLOCK_COLUMNS` columns, into the other buffer), and after axis 1
-    has moved the first two axes go to the end in one copy. The turn acts
-    on prefix sums of the mover's axis when that is cheaper
-    (:func:`prefix_form`); the bump is that of :meth:`JointMover.move`.
+    tensor: its axes are not rotated every turn. Seen as ``(q, n, r)``
+    with the mover's axis ``k`` in the middle, a turn goes through the
+    sparse product a slice at a time (at most :data:`BLOCK_COLUMNS`
+    columns) into the other buffer:
+
+    - ``"columns"``: a row ``x[a]`` of more than :data:`BLOCK_COLUMNS`
+      columns in slices, each product in a buffer of its own and copied;
+    - ``"rows"``: whole rows ``x[a : a + b]`` in one product (``b`` copies
+      of the turn matrix, :meth:`JointMover._rows_matrix`) written straight
+      into the other buffer, which the turn before cleared as it read it
+      (scipy's kernel adds to what is there);
+    - ``"rotating"``: the axis before the last, whose slices are copied
+      mover first in cache and written with the last axis first, so that
+      the tensor comes out rotated by ``m - 1``, the next seat on axis 0;
+    - ``"rotate"``: an axis with fewer than :data:`ROW_COLUMNS` entries
+      after it (5 tokens or more, or a seat moved out of turn): the axes
+      before it go to the end in one tiled copy first.
+
+    With every seat in turn, the axes of 4 tokens are moved 0, 1, 2
+    (rotating), 0, 1, 2, ... and never rotated by a pass of their own.
+    The turn acts on prefix sums of the mover's axis when that is cheaper
+    (:func:`prefix_form`); the bump is the rule of :func:`bumps`, moved
+    slab by slab (:meth:`_bump`).
 
     Parameters
     ----------
@@ -485,11 +533,15 @@ class JointTensor:
         self.n = movers[self.seats[0]].n
         self.movers = movers
         self.x = x
-        self.spare = np.empty_like(x)
+        self.spare = np.zeros_like(x)
+        self._spare_zero = True  # every entry of the spare buffer is 0.0 (a whole-row product need not clear it)
+        self._sum: float | None = None
 
     def sum(self) -> float:
-        """The probability in the tensor."""
-        return float(self.x.sum())
+        """The probability in the tensor (read once after each turn)."""
+        if self._sum is None:
+            self._sum = float(self.x.sum())
+        return self._sum
 
     def ordered(self, seat: int) -> np.ndarray:
         """The tensor with ``seat`` on axis 0 and the others in playing order after it (a copy)."""
@@ -505,7 +557,27 @@ class JointTensor:
             for j in range(0, cols, TILE):
                 dst[j : j + TILE, i : i + TILE] = src[i : i + TILE, j : j + TILE].T
         self.x, self.spare = self.spare, self.x
+        self._spare_zero, self._sum = False, None
         self.seats = self.seats[k:] + self.seats[:k]
+
+    def _path(self, k: int) -> str:
+        """How a turn along axis ``k`` is moved (see the class).
+
+        ``"rotating"`` for the axis before the last (its turn written with
+        the last axis first, so no pass rotates the axes), ``"rows"`` when
+        the axes after ``k`` hold at most :data:`BLOCK_COLUMNS` entries
+        (whole rows of the ``(q, n, r)`` view a product), ``"columns"``
+        when they hold more (a row cut in slices), ``"rotate"`` when they
+        hold fewer than :data:`ROW_COLUMNS` (the axes before ``k`` go to
+        the end first).
+        """
+        n, m = self.n, self.m
+        r = n ** (m - 1 - k)
+        if k == m - 2 and k >= 1:
+            return "rotating"
+        if k > 1 and r < ROW_COLUMNS:
+            return "rotate"
+        return "rows" if r <= BLOCK_COLUMNS else "columns"
 
     def move(self, seat: int, *, ordered: bool = True) -> np.ndarray:
         """``seat``'s turn; the mass that reached the finish, a flat tensor of the other tokens.
@@ -515,46 +587,160 @@ class JointTensor:
         tensor's axes (for its sum).
         """
         k = self.seats.index(seat)
-        if k >= 2:
+        path = self._path(k)
+        if path == "rotate":
             self._rotate(k)
             k = 0
+            path = self._path(0)
         n, m = self.n, self.m
         mover = self.movers[seat]
         q, r = n**k, n ** (m - 1 - k)
         x3 = self.x.reshape(q, n, r)
-        y3 = self.spare.reshape(q, n, r)
         fin = np.empty((q, r))
+        # the next seat's axis (k + 1) writes its products straight into this tensor's buffer when it
+        # takes whole rows: then this turn clears each slice of the tensor as soon as it is read (while
+        # in cache), and the next turn's kernel, which adds to what is there, need not clear it again
+        clear = path != "rotating" and self._path((k + 1) % m) == "rows"
+        if path == "rotating":
+            self._rotating_rows(mover, x3, fin)
+            self.seats = self.seats[m - 1 :] + self.seats[: m - 1]
+            k_bump = m - 1
+        else:
+            if path == "rows":
+                self._whole_rows(mover, x3, fin, min(n, q, BLOCK_COLUMNS // r), clear=clear)
+            else:
+                self._sliced_rows(mover, x3, fin, clear=clear)
+            k_bump = k
+        if mover.bump:
+            self._bump(mover, k_bump)
+        self.x, self.spare = self.spare, self.x
+        self._spare_zero, self._sum = clear, None
+        if ordered and k:
+            return np.ascontiguousarray(fin.T).reshape(-1)
+        return fin.reshape(-1)
+
+    def _sliced_rows(self, mover: JointMover, x3: np.ndarray, fin: np.ndarray, *, clear: bool) -> None:
+        """The turn of ``x3``'s middle axis into the spare buffer, each row ``x3[a]`` in slices of :data:`BLOCK_COLUMNS`."""
+        n = self.n
+        q, r = x3.shape[0], x3.shape[2]
+        y3 = self.spare.reshape(q, n, r)
         a_mat, prefix = mover._prefix()
-        width = min(r, BLOCK_COLUMNS)
+        width = BLOCK_COLUMNS
         buf = np.empty(n * width)
         res_buf = np.empty((n + 1) * width)
-        # a slice that is a whole row y3[a] (axis 1, r <= width) takes its product in place: row n of
-        # it, the finish, spill onto the first row of y3[a + 1], which is written after it has been read
-        whole = width == r
-        flat = self.spare
         for a in range(q):
             for c in range(0, r, width):
                 blk = x3[a, :, c : c + width]
                 part = buf[: blk.size].reshape(blk.shape)  # contiguous, for the product
-                if prefix:
-                    np.copyto(part[0], blk[0])
-                    for j in range(1, n):
-                        np.add(part[j - 1], blk[j], out=part[j])
-                else:
-                    np.copyto(part, blk)
-                if whole and a < q - 1:
-                    res = product_into(a_mat, part, flat[a * n * r :])
-                    fin[a] = res[n]
-                    continue
+                _gather(blk, part, prefix, clear)
                 res = product_into(a_mat, part, res_buf)
                 y3[a, :, c : c + width] = res[:n]
                 fin[a, c : c + width] = res[n]
-        if mover.bump:
-            src, where = mover._axis_bump_table(m, k)
-            moved = flat[src]
-            flat[src] = 0.0
-            y3[:, mover.bump_index, :] += np.bincount(where, weights=moved, minlength=q * r).reshape(q, r)
-        self.x, self.spare = self.spare, self.x
-        if ordered and k:
-            return np.ascontiguousarray(fin.T).reshape(-1)
-        return fin.reshape(-1)
+
+    def _rotating_rows(self, mover: JointMover, x3: np.ndarray, fin: np.ndarray) -> None:
+        """The turn of ``x3``'s middle axis (``(q, n, r)``, the tensor's axis before the last) into the spare buffer as ``(r, q, n)``.
+
+        A slice of rows ``x3[a : a + b]`` is copied mover's axis first,
+        ``(n, b * r)`` (in cache), takes its prefix sums and one product
+        with the turn matrix, and is written with the last axis first and
+        the mover's last: the tensor's axes come out rotated by ``m - 1``,
+        the next seat first, with no pass of its own to rotate them.
+        """
+        n = self.n
+        q, r = x3.shape[0], x3.shape[2]
+        a_mat, prefix = mover._prefix()
+        rows = min(q, max(1, BLOCK_COLUMNS // r))
+        buf = np.empty(n * rows * r)
+        res_buf = np.empty((n + 1) * rows * r)
+        out = self.spare.reshape(r, q, n)
+        for a in range(0, q, rows):
+            b = min(rows, q - a)
+            part = buf[: n * b * r].reshape(n, b, r)
+            np.copyto(part.transpose(1, 0, 2), x3[a : a + b])
+            flat = part.reshape(n, b * r)
+            if prefix:
+                for j in range(1, n):
+                    np.add(flat[j - 1], flat[j], out=flat[j])
+            res = product_into(a_mat, flat, res_buf).reshape(n + 1, b, r)
+            np.copyto(out[:, a : a + b, :], res[:n].transpose(2, 1, 0))
+            fin[a : a + b] = res[n]
+
+    def _bump(self, mover: JointMover, k: int) -> None:
+        """The bump after axis ``k``'s turn, in the spare buffer: the rule of :func:`bumps`, slab by slab.
+
+        For each other axis ``l`` and each square ``s`` where a token can be
+        bumped, the entries with the mover and axis ``l`` both on ``s`` (an
+        ``n**(m-2)`` slab) go to the mover on ``bump_to``. Entries where
+        several tokens share the mover's square are moved by the first such
+        axis; the later ones find them empty.
+        """
+        n, m = self.n, self.m
+        y = self.spare.reshape((n,) * m)
+        sq = mover.squares
+        hit = np.flatnonzero(bumps(sq, sq, int(sq[mover.bump_index]), int(sq[-1]) + 1))
+        for axis in range(m):
+            if axis == k:
+                continue
+            for s in hit.tolist():
+                src: list[Any] = [slice(None)] * m
+                src[k] = src[axis] = s
+                dst = list(src)
+                dst[k] = mover.bump_index
+                slab = y[tuple(src)]
+                y[tuple(dst)] += slab
+                slab[...] = 0.0
+
+    def _whole_rows(self, mover: JointMover, x3: np.ndarray, fin: np.ndarray, rows: int, *, clear: bool) -> None:
+        """The turn of ``x3``'s middle axis (``(q, n, r)``) into the spare buffer, ``rows`` whole rows ``x3[a]`` a product.
+
+        The product of ``b`` rows is :meth:`JointMover._rows_matrix` (``b``
+        copies of the turn matrix, the finish rows last) on their prefix
+        sums, written straight into the spare buffer: its ``b * n`` rows
+        are ``y3[a : a + b]``, and its ``b`` finish rows spill onto the
+        next rows of the buffer, which are written after they have been
+        read (and cleared again when the buffer was all 0.0). The last
+        product goes through a buffer of its own.
+        """
+        n = self.n
+        q, r = x3.shape[0], x3.shape[2]
+        y3 = self.spare.reshape(q, n, r)
+        _, prefix = mover._prefix()
+        buf = np.empty(rows * n * r)
+        res_buf = np.empty(rows * (n + 1) * r)
+        zeroed = self._spare_zero
+        flat = self.spare
+        for a in range(0, q, rows):
+            b = min(rows, q - a)
+            blk = x3[a : a + b]
+            part = buf[: blk.size].reshape(blk.shape)
+            _gather(blk, part, prefix, clear, axis=1)
+            k_mat = mover._rows_matrix(b)
+            if a + b < q:
+                res = product_into(k_mat, part.reshape(b * n, r), flat[a * n * r :], zeroed=zeroed)
+                fin[a : a + b] = res[b * n :]
+                if zeroed:
+                    res[b * n :] = 0.0
+            else:
+                res = product_into(k_mat, part.reshape(b * n, r), res_buf)
+                y3[a : a + b] = res[: b * n].reshape(b, n, r)
+                fin[a : a + b] = res[b * n :]
+
+
+def _gather(blk: np.ndarray, part: np.ndarray, prefix: bool, clear: bool, *, axis: int = 0) -> None:
+    """Copy ``blk`` into the contiguous ``part``, as prefix sums along ``axis`` when ``prefix``; clear ``blk`` with ``clear``.
+
+    Each slice of ``blk`` is cleared just after it is read, while it is in cache.
+    """
+    if not prefix:
+        np.copyto(part, blk)
+        if clear:
+            blk[...] = 0.0
+        return
+    head = (slice(None),) * axis
+    np.copyto(part[head + (0,)], blk[head + (0,)])
+    if clear:
+        blk[head + (0,)] = 0.0
+    for j in range(1, blk.shape[axis]):
+        np.add(part[head + (j - 1,)], blk[head + (j,)], out=part[head + (j,)])
+        if clear:
+            blk[head + (j,)] = 0.0
