@@ -501,12 +501,12 @@ class _TurnPaths:
             six = s.cont[:, f - 1]  # only the six (entering six included) continues a turn
             if isinstance(live, slice) and not want_land:  # every row: the outcomes go straight into the slots
                 w = vals[:, part]
-                sq, pr = s.square.T, s.prob.T  # (values, rows): each column of the table in one pass
                 signed = -weight if system else weight
-                for j in range(f):
-                    cols[:, part.start + j] = sq[j]
-                    # I - M holds the negated entries: (-w) p is -(w p) exactly, and a sum of negated terms the negated sum
-                    np.multiply(signed, pr[j], out=w[:, j])
+                # the level's f columns in one pass each (the tables are row-major: one value per column at a time
+                # would touch every cache line of the table f times)
+                cols[:, part] = s.square
+                # I - M holds the negated entries: (-w) p is -(w p) exactly, and a sum of negated terms the negated sum
+                w[...] = np.multiply(s.prob.T, signed).T  # along the rows, then one transposing copy
                 weight = np.where(six, -w[:, f - 1] if system else w[:, f - 1], 0.0)  # the weight going on
                 np.copyto(w[:, f - 1], 0.0, where=six)  # a six that goes on ends nothing here
             else:  # the other rows keep value 0 there: no entry (their columns are never read)
