@@ -22,8 +22,9 @@ deterministically (the same bytes on every run of the same code):
 
 Nothing in the files depends on the time, the machine or the output path:
 PNGs carry no software tag, SVGs no date and a fixed hash salt, floats in
-``summary.json`` are rounded to 12 significant digits and the Monte Carlo
-cross-check uses a fixed seed.
+``summary.json`` are rounded to 12 significant digits (a jump's difference
+to the precision of the length it is taken from, :func:`_round_like`) and
+the Monte Carlo cross-check uses a fixed seed.
 """
 
 from __future__ import annotations
@@ -362,6 +363,25 @@ def _round(value: Any) -> Any:
     return value
 
 
+def _round_like(value: float, scale: float) -> float:
+    """``value`` to the absolute precision of 12 significant digits of ``scale`` (a difference of two such figures).
+
+    The difference of two figures near ``scale`` carries their rounding
+    error, about ``1e-16 * scale``, so its own 12 significant digits would
+    change from one machine to the next; rounded at the precision of
+    ``scale`` it keeps what the figures themselves hold.
+
+    Examples
+    --------
+    >>> _round_like(0.09305635943562152, 55.52172771439192), _round_like(0.09305635943565, 55.52)
+    (0.0930563594, 0.0930563594)
+    """
+    if not (math.isfinite(value) and math.isfinite(scale)) or scale == 0:
+        return value
+    digits = 11 - math.floor(math.log10(abs(scale)))
+    return round(value, digits) + 0.0
+
+
 class _Writer:
     """Saves figures deterministically into one folder and lists what it wrote."""
 
@@ -559,7 +579,7 @@ def _jumps(writer: _Writer, runs: Mapping[str, Analysis], summary: dict) -> None
                 "start": e.start,
                 "end": e.end,
                 "kind": e.kind,
-                "difference": e.difference,
+                "difference": _round_like(e.difference, e.expected_turns_without),
                 "expected_turns_without": e.expected_turns_without,
                 "uses": e.uses,
             }
