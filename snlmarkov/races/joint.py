@@ -536,12 +536,20 @@ class JointTensor:
         self.spare = np.zeros_like(x)
         self._spare_zero = True  # every entry of the spare buffer is 0.0 (a whole-row product need not clear it)
         self._sum: float | None = None
+        self._scratch: dict[str, np.ndarray] = {}
 
     def sum(self) -> float:
         """The probability in the tensor (read once after each turn)."""
         if self._sum is None:
             self._sum = float(self.x.sum())
         return self._sum
+
+    def _buffer(self, name: str, size: int) -> np.ndarray:
+        """A scratch buffer of ``size`` entries, kept from turn to turn (one per ``name``; its contents are not kept)."""
+        buf = self._scratch.get(name)
+        if buf is None or buf.size < size:
+            buf = self._scratch[name] = np.empty(size)
+        return buf[:size]
 
     def ordered(self, seat: int) -> np.ndarray:
         """The tensor with ``seat`` on axis 0 and the others in playing order after it (a copy)."""
@@ -607,7 +615,7 @@ class JointTensor:
             k_bump = m - 1
         else:
             if path == "rows":
-                self._whole_rows(mover, x3, fin, min(n, q, BLOCK_COLUMNS // r), clear=clear)
+                self._whole_rows(mover, x3, fin, clear=clear)
             else:
                 self._sliced_rows(mover, x3, fin, clear=clear)
             k_bump = k
@@ -626,8 +634,8 @@ class JointTensor:
         y3 = self.spare.reshape(q, n, r)
         a_mat, prefix = mover._prefix()
         width = BLOCK_COLUMNS
-        buf = np.empty(n * width)
-        res_buf = np.empty((n + 1) * width)
+        buf = self._buffer("part", n * width)
+        res_buf = self._buffer("result", (n + 1) * width)
         for a in range(q):
             for c in range(0, r, width):
                 blk = x3[a, :, c : c + width]
@@ -650,8 +658,8 @@ class JointTensor:
         q, r = x3.shape[0], x3.shape[2]
         a_mat, prefix = mover._prefix()
         rows = min(q, max(1, BLOCK_COLUMNS // r))
-        buf = np.empty(n * rows * r)
-        res_buf = np.empty((n + 1) * rows * r)
+        buf = self._buffer("part", n * rows * r)
+        res_buf = self._buffer("result", (n + 1) * rows * r)
         out = self.spare.reshape(r, q, n)
         for a in range(0, q, rows):
             b = min(rows, q - a)
@@ -659,8 +667,7 @@ class JointTensor:
             np.copyto(part.transpose(1, 0, 2), x3[a : a + b])
             flat = part.reshape(n, b * r)
             if prefix:
-                for j in range(1, n):
-                    np.add(flat[j - 1], flat[j], out=flat[j])
+                _gather(flat, flat, prefix, False)  # the prefix sums in place
             res = product_into(a_mat, flat, res_buf).reshape(n + 1, b, r)
             np.copyto(out[:, a : a + b, :], res[:n].transpose(2, 1, 0))
             fin[a : a + b] = res[n]
@@ -690,10 +697,12 @@ class JointTensor:
                 y[tuple(dst)] += slab
                 slab[...] = 0.0
 
-    def _whole_rows(self, mover: JointMover, x3: np.ndarray, fin: np.ndarray, rows: int, *, clear: bool) -> None:
-        """The turn of ``x3``'s middle axis (``(q, n, r)``) into the spare buffer, ``rows`` whole rows ``x3[a]`` a product.
+    def _whole_rows(self, mover: JointMover, x3: np.ndarray, fin: np.ndarray, *, clear: bool) -> None:
+        """The turn of ``x3``'s middle axis (``(q, n, r)``) into the spare buffer, whole rows ``x3[a]`` a product.
 
-        The product of ``b`` rows is :meth:`JointMover._rows_matrix` (``b``
+        Up to ``n`` rows (their finish rows must fit in the next row) and
+        :data:`BLOCK_COLUMNS` columns go in one product. The product of
+        ``b`` rows is :meth:`JointMover._rows_matrix` (``b``
         copies of the turn matrix, the finish rows last) on their prefix
         sums, written straight into the spare buffer: its ``b * n`` rows
         are ``y3[a : a + b]``, and its ``b`` finish rows spill onto the
@@ -705,8 +714,9 @@ class JointTensor:
         q, r = x3.shape[0], x3.shape[2]
         y3 = self.spare.reshape(q, n, r)
         _, prefix = mover._prefix()
-        buf = np.empty(rows * n * r)
-        res_buf = np.empty(rows * (n + 1) * r)
+        rows = min(n, q, BLOCK_COLUMNS // r)
+        buf = self._buffer("part", rows * n * r)
+        res_buf = self._buffer("result", rows * (n + 1) * r)
         zeroed = self._spare_zero
         flat = self.spare
         for a in range(0, q, rows):
