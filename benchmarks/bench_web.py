@@ -17,7 +17,9 @@ Reported:
   (``snlmarkov/web/timing.py``, switched on by ``SNLMARKOV_WEB_TIMING``);
   target: p99 < 5 ms. Beside it the disk's own ``fsync`` time, measured in
   the same run in the database's folder (each turn's commit waits for one:
-  ``synchronous=FULL``), and the server process's CPU time per message;
+  ``synchronous=FULL``), the pauses of the server's cyclic garbage collector
+  by generation (count, p50, max and sum: each stops the event loop), and the
+  server process's CPU time per message;
 - the delay from a roll (the moment the player's client sends it) to its
   broadcast (the moment that client receives the turn), p50 / p90 / p99 / max
   (target: p99 < 50 ms, meaningful only on a quiet machine: client and server
@@ -319,6 +321,15 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"    messages handled: roll {roll['count']}, {others}; unfinished (frames never sent): "
         f"{sum(k['unfinished'] for k in kinds.values())}"
+    )
+    pauses = [timing.get("collector", {}).get(f"gen{g}", {"n": 0}) for g in range(3)]
+    print(
+        "    the collector's pauses (ms): "
+        + "; ".join(
+            f"generation {g} n={s['n']}"
+            + (f" p50 {s['p50']:.2f} max {s['max']:.2f} sum {s['mean'] * s['n']:.0f}" if s["n"] else "")
+            for g, s in enumerate(pauses)
+        )
     )
     print(
         f"  server CPU during play: {server_cpu:.2f} s, {server_cpu / max(handled, 1) * 1e3:.2f} ms per message"

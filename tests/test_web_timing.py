@@ -346,3 +346,24 @@ def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_p
     assert asyncio.run(main()) == 0
     assert room.saving == "ok" and [r.id for r in store.open_rooms()] == ["r1"]
     store.close()
+
+
+def test_the_recorder_times_the_collector_by_generation_while_it_watches():
+    import gc
+
+    rec = Recorder()
+    rec.watch_collector()
+    rec.watch_collector()  # idempotent: one callback
+    try:
+        assert gc.callbacks.count(rec._on_collection) == 1
+        gc.collect(0)
+        gc.collect()
+    finally:
+        rec.stop_watching_collector()
+    rec.stop_watching_collector()
+    assert rec._on_collection not in gc.callbacks
+    pauses = rec.summary()["collector"]
+    assert pauses["gen0"]["n"] >= 1 and pauses["gen2"]["n"] >= 1
+    assert 0 < pauses["gen2"]["max"] < 60_000  # milliseconds
+    gc.collect()  # no longer watched: nothing more is counted
+    assert rec.summary()["collector"]["gen2"]["n"] == pauses["gen2"]["n"]

@@ -87,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
         raise
     app = create_app(
-        store=store, countdown=args.countdown, ai_delay=args.ai_delay, allowed_hosts=args.allowed_host, limits=limits
+        store=store,
+        countdown=args.countdown,
+        ai_delay=args.ai_delay,
+        allowed_hosts=args.allowed_host,
+        limits=limits,
+        freeze_gc=True,  # the start-up's objects out of the collector's walks (docs/web.md "The collector")
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

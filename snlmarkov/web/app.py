@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import math
@@ -110,6 +111,7 @@ def create_app(
     limits: ServerLimits | None = None,
     allowed_hosts: Iterable[str] = (),
     allowed_origins: Iterable[str] = (),
+    freeze_gc: bool = False,
 ) -> Starlette:
     """The web game as a Starlette app.
 
@@ -136,6 +138,14 @@ def create_app(
     allowed_hosts, allowed_origins : iterable of str
         Host names and origins accepted besides IP addresses, ``localhost``
         and this server's own pages (:class:`~snlmarkov.web.guard.Guard`).
+    freeze_gc : bool, default False
+        Once started, move every object then alive (the modules, classes and
+        functions imported, the boards, the restored rooms) out of the cyclic
+        garbage collector's walks (:func:`gc.freeze`) until the app shuts
+        down: a full collection then walks only what the games made since,
+        and stops the event loop for less time. For a process that serves
+        one app (``snlmarkov serve`` sets it); a test process that makes many
+        apps leaves it off.
 
     Returns
     -------
@@ -160,11 +170,19 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         manager.start()
+        if app.state.timing is not None:
+            app.state.timing.watch_collector()
+        if freeze_gc:
+            gc.collect()  # what start-up left as garbage is freed, not kept for the life of the server
+            gc.freeze()
         try:
             yield
         finally:
+            if freeze_gc:
+                gc.unfreeze()
             await manager.shutdown()
             if app.state.timing is not None:  # the load benchmark's figures (snlmarkov/web/timing.py)
+                app.state.timing.stop_watching_collector()
                 app.state.timing.write()
 
     app = Starlette(

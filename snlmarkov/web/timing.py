@@ -8,8 +8,10 @@ returned) to the moment the last frame it caused has been sent (the last
 ``send_text`` of the frames its handling queued, on every connection they
 went to). The time the handling spent waiting for the database (the write
 made before a turn is broadcast, queueing for the store included) is kept
-apart. At the app's shutdown the figures are written to that file as JSON
-(:meth:`Recorder.write`).
+apart. The pauses of the cyclic garbage collector, which stop the event loop,
+are timed too, by generation (:meth:`Recorder.watch_collector`, through
+:data:`gc.callbacks`). At the app's shutdown the figures are written to that
+file as JSON (:meth:`Recorder.write`).
 
 How a frame is tied to its message: :meth:`Recorder.measure` runs the
 handling with the message's :class:`Span` in a context variable;
@@ -44,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import gc
 import json
 import os
 import random
@@ -176,12 +179,34 @@ class Recorder:
         self.kinds: dict[str, dict[str, Reservoir]] = {}
         self.counts: dict[str, list[int]] = {}  # kind -> [messages, unfinished]
         self.first = self.last = 0.0  # monotonic times of the first receipt and of the last frame sent
+        self.collector = [Reservoir(self.size, seed=10 + g) for g in range(3)]  # pause seconds, by generation
+        self._collecting = 0.0  # when the collection under way started
+        self._watching = False
 
     @classmethod
     def from_environment(cls) -> Recorder | None:
         """A recorder writing to ``$SNLMARKOV_WEB_TIMING``, or None when it is unset or empty."""
         path = os.environ.get(ENV, "")
         return cls(path) if path else None
+
+    def watch_collector(self) -> None:
+        """Time every collection of the cyclic garbage collector from now on, by generation (idempotent)."""
+        if not self._watching:
+            gc.callbacks.append(self._on_collection)
+            self._watching = True
+
+    def stop_watching_collector(self) -> None:
+        """Stop timing the collector (idempotent)."""
+        if self._watching:
+            gc.callbacks.remove(self._on_collection)
+            self._watching = False
+
+    def _on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._collecting = time.perf_counter()
+        elif self._collecting:
+            self.collector[min(2, max(0, int(info.get("generation", 2))))].add(time.perf_counter() - self._collecting)
+            self._collecting = 0.0
 
     def watch(self, conn: Any) -> None:
         """Give a new connection (nothing queued yet) an outbox that ties its frames to their messages."""
@@ -230,6 +255,7 @@ class Recorder:
             "format": FORMAT,
             "pid": os.getpid(),
             "messages": messages,
+            "collector": {f"gen{g}": r.summary() for g, r in enumerate(self.collector)},
             "window_s": max(0.0, self.last - self.first),
             "cpu_s": _cpu(),
             "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
