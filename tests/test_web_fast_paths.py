@@ -131,3 +131,34 @@ def test_signing_with_online_signs_the_record_marked_online():
     assert signed.signature_matches(key) and not record.signed(key).online
     again = signed.signed(key, online=False)  # a signed record signed again, unmarked
     assert not again.online and again.signature == record.signed(key).signature and again.signature_matches(key)
+
+
+@pytest.mark.parametrize("preset", ["plain", "app", "family"])
+@pytest.mark.parametrize("players", [1, 3])
+def test_the_signed_json_is_the_signed_records_json(preset, players):
+    key = bytes(range(32))
+    record = Game(Board.builtin(), Rules.preset(preset), players=players, rng=players * 7 + len(preset)).play()
+    cut = Game(Board.builtin(), Rules.preset(preset), players=players, rng=2)
+    for _ in range(5):
+        cut.take_turn()  # an unfinished game
+    for rec in (record, cut.record(), record.signed(bytes(32), online=True)):  # an already-signed one too
+        for online in (None, True, False):
+            text = rec.signed_json(key, online=online)
+            assert text == rec.signed(key, online=online).to_json()  # the same bytes, the same signature
+            again = type(rec).from_json(text)
+            assert again.signature_matches(key) and again.online == (rec.online if online is None else online)
+
+
+def test_the_store_keeps_the_signed_records_json(tmp_path):
+    from snlmarkov.web.store import GameStore, load_key
+
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path)
+    record = Game(TINY, Rules(), players=2, rng=3).play()
+    game_id = store.add(record, room="r", online=True)
+    key = load_key(path)
+    assert key is not None
+    text = store._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()[0]
+    assert text == record.signed(key, online=True).to_json()
+    assert store.record(game_id).signature_matches(key) and store.record(game_id).online
+    store.close()

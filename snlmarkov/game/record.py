@@ -390,13 +390,36 @@ class GameRecord:
         >>> len(record.signature), record.signature_matches(key), record.signature_matches(bytes(32))
         (64, True, False)
         """
-        key = _check_key(key)
         online = self.online if online is None else bool(online)
+        return dataclasses.replace(self, online=online, signature=self._signed_data(key, online)["signature"])
+
+    def signed_json(self, key: bytes, *, online: bool | None = None) -> str:
+        """The JSON text of the signed record, ``self.signed(key, online=online).to_json()``, without building it.
+
+        The record is validated once, when it was made; the signed copy
+        would be validated again (a whole game's replay), which a server
+        storing the game at its end has no need of.
+
+        Examples
+        --------
+        >>> from snlmarkov import Board, Game, Rules
+        >>> key = bytes(range(32))
+        >>> record = Game(Board(4), Rules.preset("plain"), players=1, dice=[4]).play()
+        >>> record.signed_json(key, online=True) == record.signed(key, online=True).to_json()
+        True
+        """
+        return json.dumps(self._signed_data(key, self.online if online is None else bool(online)))
+
+    def _signed_data(self, key: bytes, online: bool) -> dict[str, Any]:
+        """What :meth:`to_dict` gives the record marked ``online`` and signed with ``key``."""
+        key = _check_key(key)
         data = self.to_dict()  # the data of this record marked ``online`` (the signature is not signed):
         data.pop("online", None)  # what to_dict gives the marked record, without building it first
+        data.pop("signature", None)
         if online:
             data["online"] = True
-        return dataclasses.replace(self, online=online, signature=_hmac(key, data))
+        data["signature"] = _hmac(key, data)  # last, as to_dict places it
+        return data
 
     def signature_matches(self, key: bytes) -> bool:
         """Whether the record carries a signature and it is ``key``'s signature of this very record."""

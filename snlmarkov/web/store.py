@@ -364,9 +364,11 @@ class GameStore:
             raise SnlError(f"GameStore.add takes a GameRecord, got {type(record).__name__}")
         if status not in STATUSES:
             raise SnlError(f"status must be one of {STATUSES}; got {status!r}")
-        if self._key is not None:
-            record = record.signed(self._key, online=online)
-        values = (room, status, record.mode, len(record.seats), len(record.turns()), time.time(), record.to_json())
+        if self._key is not None:  # the signed record's JSON, without a signed copy validated again
+            text = record.signed_json(self._key, online=online)
+        else:
+            text = record.to_json()
+        values = (room, status, record.mode, len(record.seats), len(record.turns()), time.time(), text)
 
         def write(db: sqlite3.Connection) -> int:
             cur = db.execute(
