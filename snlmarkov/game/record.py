@@ -390,8 +390,8 @@ class GameRecord:
         >>> len(record.signature), record.signature_matches(key), record.signature_matches(bytes(32))
         (64, True, False)
         """
-        online = self.online if online is None else bool(online)
-        return dataclasses.replace(self, online=online, signature=self._signed_data(key, online)["signature"])
+        data = self._signed_data(key, online)
+        return dataclasses.replace(self, online="online" in data, signature=data["signature"])
 
     def signed_json(self, key: bytes, *, online: bool | None = None) -> str:
         """The JSON text of the signed record, ``self.signed(key, online=online).to_json()``, without building it.
@@ -408,11 +408,12 @@ class GameRecord:
         >>> record.signed_json(key, online=True) == record.signed(key, online=True).to_json()
         True
         """
-        return json.dumps(self._signed_data(key, self.online if online is None else bool(online)))
+        return json.dumps(self._signed_data(key, online))
 
-    def _signed_data(self, key: bytes, online: bool) -> dict[str, Any]:
-        """What :meth:`to_dict` gives the record marked ``online`` and signed with ``key``."""
+    def _signed_data(self, key: bytes, online: bool | None) -> dict[str, Any]:
+        """What :meth:`to_dict` gives the record marked ``online`` (None: as it is) and signed with ``key``."""
         key = _check_key(key)
+        online = self.online if online is None else bool(online)
         data = self.to_dict()  # the data of this record marked ``online`` (the signature is not signed):
         data.pop("online", None)  # what to_dict gives the marked record, without building it first
         data.pop("signature", None)

@@ -205,7 +205,7 @@ class Recorder:
         if phase == "start":
             self._collecting = time.perf_counter()
         elif self._collecting:
-            self.collector[min(2, max(0, int(info.get("generation", 2))))].add(time.perf_counter() - self._collecting)
+            self.collector[info["generation"]].add(time.perf_counter() - self._collecting)
             self._collecting = 0.0
 
     def watch(self, conn: Any) -> None:
