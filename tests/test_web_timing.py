@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import threading
@@ -11,25 +12,22 @@ import time
 import numpy as np
 import pytest
 
-from snlmarkov.web import persist, timing
+from snlmarkov.web import connection, persist, timing
+from snlmarkov.web.connection import Connection
 from snlmarkov.web.store import GameStore, RoomRow
 from snlmarkov.web.timing import Frame, Recorder, Reservoir, TimedOutbox
 
 
-class Conn:
-    def __init__(self) -> None:
-        self.outbox: asyncio.Queue = asyncio.Queue()
+async def drain(conn: Connection, delay: float = 0.0) -> None:
+    """What the endpoint does with an outbox: send each text (here: after ``delay``); the connection tells a
+    frame it went."""
+    sent: list[str] = []
 
-
-async def drain(conn: Conn, delay: float = 0.0) -> None:
-    """What the endpoint does with an outbox: send each text (here: after ``delay``), tell a frame it went."""
-    while True:
-        text = await conn.outbox.get()
-        if text is None:
-            return
+    async def send(text: str) -> None:
         await asyncio.sleep(delay)
-        if isinstance(text, Frame):
-            text.sent()
+        sent.append(text)
+
+    assert await connection.drain(conn, send)
 
 
 def test_reservoir_percentiles_and_bound():
@@ -56,7 +54,7 @@ def test_a_span_ends_with_its_last_frame_and_keeps_the_write_apart(tmp_path):
         await asyncio.sleep(0.03)
 
     async def main():
-        conns = [Conn() for _ in range(3)]
+        conns = [Connection() for _ in range(3)]
         for c in conns:
             rec.watch(c)
             assert isinstance(c.outbox, TimedOutbox)
@@ -65,11 +63,11 @@ def test_a_span_ends_with_its_last_frame_and_keeps_the_write_apart(tmp_path):
         async def roll():
             await write()  # the database, before the broadcast
             for c in conns:
-                c.outbox.put_nowait("turn")
+                c.push("turn")
             return "roll"
 
         async def ping():
-            conns[0].outbox.put_nowait("pong")
+            conns[0].push("pong")
             return "ping"
 
         start = time.monotonic()
@@ -98,21 +96,47 @@ def test_a_span_ends_with_its_last_frame_and_keeps_the_write_apart(tmp_path):
     assert on_disk["cpu_s"] > 0 and on_disk["maxrss_kb"] > 0
 
 
-async def _push(conn: Conn, text: str) -> None:
-    conn.outbox.put_nowait(text)
+async def _push(conn: Connection, text: str) -> None:
+    conn.push(text)
     item = conn.outbox._queue[-1]
     assert type(item) is str
+
+
+def test_a_frame_sent_at_once_ends_its_span_when_the_handling_returns():
+    rec = Recorder()
+    got: list[str] = []
+
+    async def send(text: str) -> None:  # a socket that takes it: no wait
+        got.append(text)
+
+    async def main():
+        conn = Connection()
+        rec.watch(conn)
+        conn.sender = send
+
+        async def hello():
+            conn.push("welcome")
+            assert conn.outbox.empty()  # sent in this task, not queued
+            await asyncio.sleep(0.02)
+            return "hello"
+
+        await rec.measure(hello(), time.monotonic())
+
+    asyncio.run(main())
+    assert got == ["welcome"] and isinstance(got[0], Frame)
+    s = rec.summary()["messages"]["hello"]
+    assert s["count"] == 1 and s["unfinished"] == 0 and s["total"]["max"] >= 19
 
 
 def test_frames_never_sent_leave_the_span_unfinished():
     rec = Recorder()
 
     async def main():
-        conn = Conn()
+        conn = Connection()
         rec.watch(conn)
 
         async def hello():
-            conn.outbox.put_nowait("welcome")
+            conn.push("welcome")
             return "hello"
 
         await rec.measure(hello(), time.monotonic())
@@ -336,7 +360,7 @@ def test_a_write_the_loop_cannot_make_is_waited_for_in_a_thread(tmp_path):
 def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_path):
     store = GameStore(tmp_path / "g.sqlite")
     old = asyncio.new_event_loop()
-    persist._COMMITS[store] = old.create_future()  # a loop closed before its commit ran
+    persist._COMMITS[store] = (old, [old.create_future()])  # a loop closed before its commit ran
     old.close()
     room = _Room(store)
 
@@ -345,6 +369,30 @@ def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_p
 
     assert asyncio.run(main()) == 0
     assert room.saving == "ok" and [r.id for r in store.open_rooms()] == ["r1"]
+    store.close()
+
+
+def test_a_write_cancelled_while_it_waits_for_the_commit_leaves_the_others_theirs(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    rooms = [_Room(store), _Room(store)]
+
+    async def main() -> tuple[bool, int]:
+        first = asyncio.ensure_future(
+            persist.written(rooms[0], lambda: store.save_room_later(RoomRow("r1", "playing", "{}")))
+        )
+        second = asyncio.ensure_future(
+            persist.written(rooms[1], lambda: store.save_room_later(RoomRow("r2", "playing", "{}")))
+        )
+        await asyncio.sleep(0)  # both queued, one commit scheduled for both
+        first.cancel()
+        out = await second
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
+        return first.cancelled(), out
+
+    cancelled, out = asyncio.run(main())
+    assert cancelled and out == 0
+    assert sorted(r.id for r in store.open_rooms()) == ["r1", "r2"]  # the commit ran for both
     store.close()
 
 

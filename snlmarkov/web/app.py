@@ -43,6 +43,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..board import Board
 from ..game.seats import COLOURS
 from ..rules import PRESETS
+from .connection import Connection, drain
 from .games import game_routes
 from .guard import Guard
 from .limits import ServerLimits, Throttle
@@ -56,8 +57,8 @@ from .protocol import (
     load_json,
     parse_message,
 )
-from .rooms import Connection, RoomManager, _board_data, rules_fields
-from .timing import Frame, Recorder
+from .rooms import RoomManager, _board_data, rules_fields
+from .timing import Recorder
 
 __all__ = ["create_app"]
 
@@ -304,6 +305,7 @@ async def _play(websocket: WebSocket) -> None:
     conn = Connection()
     if state.timing is not None:
         state.timing.watch(conn)
+    conn.sender = websocket.send_text  # what the room pushes goes out at once while nothing is queued
     room.conns.add(conn)
     writer = asyncio.ensure_future(_drain(websocket, conn))
     try:
@@ -311,6 +313,7 @@ async def _play(websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        conn.sender = None
         room.disconnect(conn)
         conn.close()
         with contextlib.suppress(BaseException):
@@ -408,18 +411,7 @@ async def _handle_one(room: Any, conn: Connection, message: Mapping[str, Any]) -
 
 
 async def _drain(websocket: WebSocket, conn: Connection) -> None:
-    """Send what the room queued for this connection, in order; close on None."""
-    try:
-        while True:
-            text = await conn.outbox.get()
-            if text is None:
-                break
-            await websocket.send_text(text)
-            conn.last_sent = time.monotonic()
-            if isinstance(text, Frame):  # the load benchmark's timing (snlmarkov/web/timing.py)
-                text.sent()
-    except Exception:  # the browser went away
-        conn.dropped = True
-        return
-    with contextlib.suppress(Exception):
-        await websocket.close(conn.close_code)
+    """Send what the room queued for this connection, in order; close it on None."""
+    if await drain(conn, websocket.send_text):
+        with contextlib.suppress(Exception):
+            await websocket.close(conn.close_code)

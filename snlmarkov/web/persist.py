@@ -116,27 +116,41 @@ def room_row(room: Room, turns: Sequence[tuple[int, str]] = ()) -> RoomRow:
     return RoomRow(room.id, _status(room), room_state(room), tuple(turns), room.game_id)
 
 
-#: the commit each store has scheduled on the running loop (one for every write queued before it runs)
-_COMMITS: weakref.WeakKeyDictionary[GameStore, asyncio.Future[None]] = weakref.WeakKeyDictionary()
+#: the commit each store has scheduled on the running loop: its loop and the futures of the writes waiting for it
+_COMMITS: weakref.WeakKeyDictionary[GameStore, tuple[asyncio.AbstractEventLoop, list[asyncio.Future[None]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _commit_soon(store: GameStore) -> asyncio.Future[None]:
-    """The store's next commit on this loop: every write queued before it runs goes in it (group commit)."""
+    """A future of the store's next commit on this loop: every write queued before it runs goes in it (group
+    commit).
+
+    Each caller gets a future of its own, which the commit completes
+    directly: a caller cancelled meanwhile cancels only its own (the commit
+    still runs for the others), and its task wakes in the pass after the
+    commit, with no future in between.
+    """
     loop = asyncio.get_running_loop()
-    fut = _COMMITS.get(store)
-    if fut is not None and not fut.done() and fut.get_loop() is loop:  # not one a closed loop left behind
-        return fut
     fut = loop.create_future()
-    _COMMITS[store] = fut
+    scheduled = _COMMITS.get(store)
+    if scheduled is not None and scheduled[0] is loop and not loop.is_closed():
+        scheduled[1].append(fut)
+        return fut
+    waiters = [fut]
+    _COMMITS[store] = (loop, waiters)
 
     def commit() -> None:
-        _COMMITS.pop(store, None)
+        if _COMMITS.get(store, (None, None))[1] is waiters:
+            del _COMMITS[store]
         try:
             store.flush_now()
         except Exception:  # the writes stay queued: their callers wait for them in a thread
             log.exception("the game store could not be written from the event loop")
         finally:
-            fut.set_result(None)
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
 
     loop.call_soon(commit)
     return fut
@@ -162,7 +176,7 @@ async def written(room: Room, queue: Callable[[], PendingWrite]) -> int:
     assert store is not None  # only rooms of a manager with a store write
     try:
         item = queue()
-        await asyncio.shield(_commit_soon(store))
+        await _commit_soon(store)
         if item.done.is_set():
             out = store.result(item)
         else:

@@ -54,6 +54,8 @@ from ..reach import check_winnable
 from ..rules import CAP_POLICIES, FINISH_RULES, MODES, Rules
 from . import persist, turns
 from .coach import PolicySolver, TablePlay
+from .connection import Connection
+from .countdown import Countdown, later
 from .limits import ServerLimits, client_key
 from .odds import LiveOdds, OddsSolver
 from .persist import digest
@@ -89,8 +91,6 @@ ROOM_DICE = (
 )
 #: event texts kept for a newcomer's log
 LOG_TAIL = 80
-#: messages queued for one slow connection before it is dropped
-OUTBOX = 1000
 #: statuses of a room whose game is not over
 _LIVE = ("lobby", "starting", "playing")
 #: messages that change a lobby (written before what they change is told)
@@ -236,39 +236,6 @@ class SeatSlot:
         return out
 
 
-class Connection:
-    """One browser's WebSocket as the room sees it: an outbox and who it is.
-
-    The endpoint drains :attr:`outbox` into the socket; :meth:`push` never
-    blocks, so a slow browser cannot hold up a room (past :data:`OUTBOX`
-    queued messages it is marked ``dropped`` and the endpoint closes it).
-    """
-
-    def __init__(self) -> None:
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.seat: int = -1  # the seat this browser claimed with hello (-1: none)
-        self.host = False
-        self.greeted = False
-        self.dropped = False
-        self.closing = False  # the server asked this socket to close
-        self.close_code = 1000  # the WebSocket close code it gets
-        self.last_sent = time.monotonic()  # when the endpoint last sent it something
-
-    def push(self, message: dict[str, Any] | str) -> None:
-        if self.dropped:
-            return
-        if self.outbox.qsize() >= OUTBOX:
-            self.dropped = True
-            self.outbox.put_nowait(None)
-            return
-        self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
-
-    def close(self) -> None:
-        """Ask the endpoint to close this socket once what is queued has been sent."""
-        self.closing = True
-        self.outbox.put_nowait(None)
-
-
 class Room:
     """One table: its seats, its game, its connections and its timer.
 
@@ -310,7 +277,7 @@ class Room:
         self.paused = False  # no seat still racing is played by the server or a connected browser
         self._unstored = False  # abandoned, and its game not stored yet
         self._queued = False  # its game waits in the store's queue for a busy database (never queued twice)
-        self._timer: asyncio.Task | None = None
+        self._timer: Countdown | None = None  # the countdown running (the mover's, or the AI seat's pause)
         self.idle_since = time.monotonic()
         self.lock = asyncio.Lock()  # held by every change: no two interleave, awaits included
         self._held: list[tuple[Connection | None, str]] | None = None  # messages waiting for a write
@@ -735,11 +702,13 @@ class Room:
                 self.texts.append("The game is paused: no player still racing is here.")
             return
         if self.seats[seat].ai:
-            self._timer = asyncio.ensure_future(self._after(self.manager.ai_delay, game.total_turns, skip=False))
+            turn = game.total_turns
+            self._timer = later(self.manager.ai_delay, lambda: self._after(turn, skip=False))
         elif self.kind == "online":
             wait = self.countdown + (RESTORE_GRACE if self._fresh_for == (game.total_turns, seat) else 0.0)
             self.deadline = time.monotonic() + wait
-            self._timer = asyncio.ensure_future(self._after(wait, game.total_turns, skip=True))
+            turn = game.total_turns
+            self._timer = later(wait, lambda: self._after(turn, skip=True))
 
     def _anyone_racing(self) -> bool:
         """Whether a seat still racing is played by the server or by a connected browser."""
@@ -755,8 +724,8 @@ class Room:
             self.texts.append(f"{self.seats[seat].name} is back: the game goes on.")
             self._schedule()  # the caller tells everyone (the presence changed)
 
-    async def _after(self, delay: float, turn: int, *, skip: bool) -> None:
-        await asyncio.sleep(delay)
+    async def _after(self, turn: int, *, skip: bool) -> None:
+        """The countdown of turn ``turn`` ran out: play it (the AI seat) or skip it (an idle player)."""
         async with self.lock:
             game = self.game
             if self.status != "playing" or game is None or game.total_turns != turn:
@@ -772,7 +741,7 @@ class Room:
     def _cancel_timer(self) -> None:
         self.deadline = 0.0
         timer, self._timer = self._timer, None
-        if timer is not None and timer is not asyncio.current_task():
+        if timer is not None:
             timer.cancel()
 
     async def abandon(self) -> bool:

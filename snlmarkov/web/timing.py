@@ -16,9 +16,9 @@ file as JSON (:meth:`Recorder.write`).
 How a frame is tied to its message: :meth:`Recorder.measure` runs the
 handling with the message's :class:`Span` in a context variable;
 :meth:`Recorder.watch` gives a connection an outbox (:class:`TimedOutbox`)
-that wraps every text queued by that task, while a span is open, in a
-:class:`Frame` (a ``str``) that knows its span; the endpoint calls
-:meth:`Frame.sent` once it has sent it. Frames queued by other tasks (timers,
+that wraps every text pushed by that task, while a span is open, in a
+:class:`Frame` (a ``str``) that knows its span; the connection calls
+:meth:`Frame.sent` once it has sent it (at once, or from its outbox). Frames queued by other tasks (timers,
 the odds) belong to no message. A span whose frames are never all sent (a
 connection that went away) is counted as unfinished.
 
@@ -149,16 +149,17 @@ class Frame(str):
 
 
 class TimedOutbox(asyncio.Queue):
-    """A connection's outbox whose texts queued by a message's handling are :class:`Frame` objects of its span."""
+    """A connection's outbox whose texts pushed by a message's handling are :class:`Frame` objects of its span
+    (:meth:`tag`: the connection tags every text it sends or queues, see :mod:`snlmarkov.web.connection`)."""
 
-    def put_nowait(self, item: Any) -> None:
+    def tag(self, text: str) -> str:
         span = _CURRENT.get()
-        if item is not None and span is not None and span.mine():
-            frame = Frame(item)
-            frame.span = span
-            span.pending += 1
-            item = frame
-        super().put_nowait(item)
+        if span is None or not span.mine():
+            return text
+        frame = Frame(text)
+        frame.span = span
+        span.pending += 1
+        return frame
 
 
 class Recorder:

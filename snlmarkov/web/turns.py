@@ -24,12 +24,12 @@ The functions here change a room: the caller holds its lock.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
 from ..game.engine import Game
 from .coach import TablePlay
+from .countdown import Countdown, later
 from .protocol import ProtocolError
 
 __all__ = []
@@ -168,11 +168,10 @@ async def _go_on(room: Room, events: list[Any], chosen: int | None, *, idle: boo
     )
 
 
-def after_choice(room: Room, delay: float, asked: int) -> asyncio.Task:
+def after_choice(room: Room, delay: float, asked: int) -> Countdown:
     """The countdown of a decision: past ``delay`` seconds the server chooses for the idle mover."""
 
     async def run() -> None:
-        await asyncio.sleep(delay)
         async with room.lock:
             if room.status != "playing" or room.game is None or room._asked != asked:
                 return
@@ -184,4 +183,4 @@ def after_choice(room: Room, delay: float, asked: int) -> asyncio.Task:
                 log.exception("room %s: a choice's timer failed", room.id)
                 await room._abandon()
 
-    return asyncio.ensure_future(run())
+    return later(delay, run)
