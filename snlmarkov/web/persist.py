@@ -134,14 +134,15 @@ def _commit_soon(store: GameStore) -> asyncio.Future[None]:
     loop = asyncio.get_running_loop()
     fut = loop.create_future()
     scheduled = _COMMITS.get(store)
-    if scheduled is not None and scheduled[0] is loop and not loop.is_closed():
+    if scheduled is not None and scheduled[0] is loop:  # not one a closed loop left behind
         scheduled[1].append(fut)
         return fut
     waiters = [fut]
     _COMMITS[store] = (loop, waiters)
 
     def commit() -> None:
-        if _COMMITS.get(store, (None, None))[1] is waiters:
+        entry = _COMMITS.get(store)
+        if entry is not None and entry[1] is waiters:  # writes queued from here on wait for the next commit
             del _COMMITS[store]
         try:
             store.flush_now()

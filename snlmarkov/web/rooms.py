@@ -701,13 +701,12 @@ class Room:
                 self.paused = True
                 self.texts.append("The game is paused: no player still racing is here.")
             return
+        turn = game.total_turns
         if self.seats[seat].ai:
-            turn = game.total_turns
             self._timer = later(self.manager.ai_delay, lambda: self._after(turn, skip=False))
         elif self.kind == "online":
-            wait = self.countdown + (RESTORE_GRACE if self._fresh_for == (game.total_turns, seat) else 0.0)
+            wait = self.countdown + (RESTORE_GRACE if self._fresh_for == (turn, seat) else 0.0)
             self.deadline = time.monotonic() + wait
-            turn = game.total_turns
             self._timer = later(wait, lambda: self._after(turn, skip=True))
 
     def _anyone_racing(self) -> bool:

@@ -18,8 +18,8 @@ handling with the message's :class:`Span` in a context variable;
 :meth:`Recorder.watch` gives a connection an outbox (:class:`TimedOutbox`)
 that wraps every text pushed by that task, while a span is open, in a
 :class:`Frame` (a ``str``) that knows its span; the connection calls
-:meth:`Frame.sent` once it has sent it (at once, or from its outbox). Frames queued by other tasks (timers,
-the odds) belong to no message. A span whose frames are never all sent (a
+:meth:`Frame.sent` once it has sent it (at once, or from its outbox).
+Frames pushed by other tasks (timers, the odds) belong to no message. A span whose frames are never all sent (a
 connection that went away) is counted as unfinished.
 
 Each series keeps at most :data:`RESERVOIR` samples (a uniform reservoir,
