@@ -24,7 +24,9 @@ Reported:
   broadcast (the moment that client receives the turn), p50 / p90 / p99 / max
   (target: p99 < 50 ms, meaningful only on a quiet machine: client and server
   share the cores, so the load average is printed before and after);
-- turns and messages per second;
+- turns and messages per second, and the turn rate of the busiest five
+  seconds (the games end at different times, so the load falls after the
+  first seconds) with the clients' p99 in the busy windows and the others;
 - that no event was lost or duplicated: every client of a room saw sequence
   numbers without gap or repeat and the same turns, numbered 0, 1, 2, ...;
 - that every game was stored, once, and every stored record verifies
@@ -77,6 +79,8 @@ LOAD_LIMITS = [
 COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00"]
 #: targets (ms): the server's own p99 per roll message, and the client's roll-to-broadcast p99
 SERVER_P99_MS, END_TO_END_P99_MS = 5.0, 50.0
+#: seconds in a window of the turn rate's report
+WINDOW_S = 5.0
 
 
 def load() -> str:
@@ -131,6 +135,8 @@ class Player:
         self.seqs: list[int] = []
         self.turns: list[tuple] = []
         self.delays: list[float] = []
+        self.delay_at: list[float] = []  # when each roll of ``delays`` was sent
+        self.turn_at: list[float] = []  # when each turn was received
         self.sent_at = 0.0
         self.state: dict = {}
         self.game_id = 0
@@ -193,8 +199,11 @@ async def play(ps: list[Player], rng: random.Random, think: tuple[float, float],
             if m["type"] == "room" and m["status"] == "playing":
                 p.state = m
             elif m["type"] == "turn":
+                now = time.perf_counter()
+                p.turn_at.append(now)
                 if m["seat"] == p.seat and p.sent_at:
-                    p.delays.append(time.perf_counter() - p.sent_at)
+                    p.delays.append(now - p.sent_at)
+                    p.delay_at.append(p.sent_at)
                     p.sent_at = 0.0
                 p.turns.append((m["turn"], m["seat"], json.dumps(m["events"])))
                 p.state = {**p.state, **m}
@@ -224,6 +233,26 @@ async def main_async(args: argparse.Namespace, base: str) -> tuple[list, float]:
     rooms = (play_room(base, ws_base, k, args.players, think, results, sem) for k in range(args.rooms))
     await asyncio.wait_for(asyncio.gather(*rooms), args.timeout)
     return results, time.perf_counter() - t0
+
+
+def busiest(results: list, delays_ms: np.ndarray) -> tuple[float, float, float]:
+    """The turn rate (turns/s) of the busiest :data:`WINDOW_S`-second window of the play (as the rooms' hosts
+    received their turns), and the clients' p99 delay (ms) of the rolls sent in windows at least half as busy,
+    then in the others (nan where there are none)."""
+    turn_at = np.array([t for ps in results for t in ps[0].turn_at])
+    sent_at = np.array([t for ps in results for p in ps for t in p.delay_at])
+    if not turn_at.size:
+        return float("nan"), float("nan"), float("nan")
+    start = turn_at.min()
+    counts = np.bincount(((turn_at - start) // WINDOW_S).astype(int))
+    busy = counts >= counts.max() / 2
+    window = np.clip(((sent_at - start) // WINDOW_S).astype(int), 0, counts.size - 1)
+    in_busy = busy[window]
+
+    def p99(x: np.ndarray) -> float:
+        return float(np.percentile(x, 99)) if x.size else float("nan")
+
+    return counts.max() / WINDOW_S, p99(delays_ms[in_busy]), p99(delays_ms[~in_busy])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         problems.append(f"{bad} stored records do not verify")
     pooled = check_stored(records, alpha=1e-4)
     p50, p90, p99 = np.percentile(delays, [50, 90, 99])
+    rate = busiest(results, delays)
     kinds = timing["messages"]
     roll = kinds.get("roll", {"count": 0, "unfinished": 0, "total": {"n": 0}})
     handled = sum(k["count"] for k in kinds.values())
@@ -308,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {when}, load {load_before} before, {load_after} after ({os.cpu_count()} cores, shared with the client)")
     print(f"  {turns} turns ({turns / elapsed:.0f}/s), {messages} broadcasts received ({messages / elapsed:.0f}/s)")
     print(f"  wall time {elapsed:.1f} s of play")
+    print(
+        f"  the games end at different times: turns/s in {WINDOW_S:g}-s windows, busiest {rate[0]:.0f}; the clients'"
+        f" p99 (ms) {rate[1]:.1f} for rolls sent in windows at least half as busy, {rate[2]:.1f} in the others"
+    )
     print(f"  server's own time per roll message, receipt to its last frame sent (ms; n={roll['total']['n']}):")
     for name, label in (("total", "total"), ("write", "database write"), ("rest", "the rest")):
         s = roll.get(name, {"n": 0})
