@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ..web.app import create_app
+        from ..web.collector import FULL_EVERY
         from ..web.serving import bind, uvicorn_config
     except ImportError as exc:
         raise SnlError(f'serve needs the web extra (pip install "snlmarkov[web]"): {exc}') from None
@@ -92,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         ai_delay=args.ai_delay,
         allowed_hosts=args.allowed_host,
         limits=limits,
-        freeze_gc=True,  # the start-up's objects out of the collector's walks (docs/web.md "The collector")
+        freeze_gc=True,  # the start-up's objects out of the collector's walks, and the full collections on a
+        full_gc_every=FULL_EVERY,  # timer, not every few seconds under load (docs/web.md "The collector")
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import math
@@ -41,8 +40,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..board import Board
+from ..errors import SnlError
 from ..game.seats import COLOURS
 from ..rules import PRESETS
+from .collector import ServedCollector
 from .connection import Connection, drain
 from .games import game_routes
 from .guard import Guard
@@ -113,6 +114,7 @@ def create_app(
     allowed_hosts: Iterable[str] = (),
     allowed_origins: Iterable[str] = (),
     freeze_gc: bool = False,
+    full_gc_every: float = 0.0,
 ) -> Starlette:
     """The web game as a Starlette app.
 
@@ -147,6 +149,11 @@ def create_app(
         and stops the event loop for less time. For a process that serves
         one app (``snlmarkov serve`` sets it); a test process that makes many
         apps leaves it off.
+    full_gc_every : float, default 0
+        With ``freeze_gc``: seconds between the full collections a loop
+        timer runs, which then replace the collector's own trigger (every
+        few seconds under load; ``snlmarkov serve`` sets 300); 0 leaves them
+        to the collector (:class:`~snlmarkov.web.collector.ServedCollector`).
 
     Returns
     -------
@@ -154,6 +161,9 @@ def create_app(
         With the room manager as ``app.state.rooms`` and the limits as ``app.state.limits``.
     """
     limits = limits or ServerLimits()
+    collector = ServedCollector(full_gc_every)  # the number checked before anything starts
+    if full_gc_every and not freeze_gc:
+        raise SnlError("full_gc_every is the served app's policy: it needs freeze_gc=True")
     if boards is None:
         boards = {name: Board.builtin(name) for name in Board.names()}
     manager = RoomManager(
@@ -174,13 +184,11 @@ def create_app(
         if app.state.timing is not None:
             app.state.timing.watch_collector()
         if freeze_gc:
-            gc.collect()  # what start-up left as garbage is freed, not kept for the life of the server
-            gc.freeze()
+            collector.start()
         try:
             yield
         finally:
-            if freeze_gc:
-                gc.unfreeze()
+            collector.stop()
             await manager.shutdown()
             if app.state.timing is not None:  # the load benchmark's figures (snlmarkov/web/timing.py)
                 app.state.timing.stop_watching_collector()
