@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import math
 
 from ..errors import SnlError
 
@@ -77,10 +76,10 @@ class ServedCollector:
     """
 
     def __init__(self, full_every: float = 0.0) -> None:
+        # the range refuses nan and infinity too, and compares a huge integer without converting it
         if (
             type(full_every) is bool
             or not isinstance(full_every, (int, float))
-            or not math.isfinite(full_every)
             or not 0 <= full_every <= MAX_FULL_EVERY
         ):
             raise SnlError(
