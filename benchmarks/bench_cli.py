@@ -7,8 +7,10 @@ for every sub-command) is divided by the median of ``python -c pass``. The
 target is a ratio of at most 2 for each: building the parser imports neither
 numpy, scipy nor matplotlib, nor the configuration classes (dataclasses,
 fractions) nor the modules of the commands' work (json, sqlite3); see
-tests/test_cli_light.py. Python must be allowed to keep compiled modules
-(``PYTHONDONTWRITEBYTECODE`` unset), or every start compiles the package again.
+tests/test_cli_light.py. Python must be allowed to keep compiled modules, as
+an installed package has them, or every start compiles the package again: the
+children run without ``PYTHONDONTWRITEBYTECODE`` even when it is set here (the
+run says so).
 
 Run from the repository with the project's environment::
 
@@ -39,13 +41,8 @@ def _wall(cmd: list[str], env: dict[str, str]) -> float:
 
 
 def _commands(env: dict[str, str]) -> list[str]:
-    """The sub-commands, read from the parser itself (in a child, so this process stays bare)."""
-    code = (
-        "from snlmarkov.cli import build_parser\n"
-        "p = build_parser()\n"
-        "sub = next(a for a in p._actions if a.__class__.__name__ == '_SubParsersAction')\n"
-        "print(' '.join(sub.choices))\n"
-    )
+    """The sub-commands, read from the package (in a child, so this process stays bare)."""
+    code = "from snlmarkov.cli import _COMMANDS\nprint(' '.join(_COMMANDS))\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return out.stdout.split()
 
@@ -62,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--runs must be at least 3")
 
     env = dict(os.environ)
+    if env.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        print("PYTHONDONTWRITEBYTECODE is set here: unset for the timed commands (they keep compiled modules)")
     if args.path:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [args.path, env.get("PYTHONPATH", "")]))
     bare = [sys.executable, "-c", "pass"]

@@ -11,6 +11,8 @@ import json
 import subprocess
 import sys
 
+from snlmarkov.cli import build_parser
+
 HEAVY = ("numpy", "scipy", "matplotlib")
 
 _CHILD = """
@@ -74,3 +76,66 @@ def test_the_configuration_check_sees_an_import():
     code = f"import sys\nimport snlmarkov.rules\nCONFIG = {CONFIG!r}\n"
     code += "print(sorted(m for m in CONFIG if m in sys.modules))"
     assert "snlmarkov.rules" in _child(code)
+
+
+#: the sub-commands' modules: a command line imports only the one it runs
+_MODULES = """
+import contextlib, io, json, sys
+from snlmarkov.cli import _COMMANDS, main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(ARGV)
+    except SystemExit:
+        pass
+print(json.dumps(sorted(m for m in sys.modules if m.removeprefix("snlmarkov.cli.") in _COMMANDS)))
+"""
+
+
+def test_the_top_help_imports_no_command_module():
+    assert json.loads(_child(_MODULES.replace("ARGV", '["--help"]'))) == []
+
+
+def test_a_command_line_imports_only_its_command_module():
+    assert json.loads(_child(_MODULES.replace("ARGV", '["race", "--help"]'))) == ["snlmarkov.cli.race"]
+    assert json.loads(_child(_MODULES.replace("ARGV", '["bogus"]'))) == []
+
+
+def test_the_module_check_sees_an_import():
+    """The same probe lists a command module once one is imported (no false pass)."""
+    code = _MODULES.replace("ARGV", '["--help"]').replace("import contextlib", "import snlmarkov.cli.odds, contextlib")
+    assert json.loads(_child(code)) == ["snlmarkov.cli.odds"]
+
+
+def _help(parser, *argv):
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        try:
+            parser.parse_args([*argv, "--help"])
+        except SystemExit as exc:
+            assert exc.code == 0
+    return out.getvalue()
+
+
+def test_a_command_built_alone_helps_and_parses_as_in_the_full_parser():
+    from snlmarkov.cli import _COMMANDS
+
+    full = build_parser()
+    assert _help(build_parser("race")) == _help(full)  # the list of sub-commands and their lines
+    for name in _COMMANDS:
+        alone = build_parser(name)
+        assert _help(alone, name) == _help(full, name)
+        assert "--" in _help(full, name).split("options:")[1]  # every command has options of its own
+    args = build_parser("race").parse_args(["race", "--players", "3", "--mode", "last_one_standing"])
+    assert (args.command, args.players, args.mode) == ("race", 3, "last_one_standing")
+    assert args.func.__module__ == "snlmarkov.cli.race"
+
+
+def test_the_command_is_the_first_word_that_is_not_an_option():
+    from snlmarkov.cli import _command_of
+
+    assert _command_of(["--version", "race", "--players", "3"]) == "race"
+    assert _command_of(["-h"]) == ""
+    assert _command_of([]) == ""
+    assert _command_of(["bogus", "race"]) == "bogus"

@@ -1,9 +1,13 @@
 """The ``snlmarkov`` command line.
 
 Each sub-command lives in its own module of this package, which defines
-``register(subparsers)`` (adding its parser, with ``func`` set to the function
-that runs it). Errors the user can fix print one line on standard error and
-exit with status 2; they never show a traceback.
+``register(parser)``: given the sub-command's parser, which this package makes
+with its one-line help (``_COMMANDS``), it adds the description and the
+arguments and sets ``func`` to the function that runs the command. A command
+line builds only the sub-command it runs (:func:`build_parser` with
+``command``): the others are listed by name and help, so ``snlmarkov
+--help`` imports none of their modules. Errors the user can fix print one line
+on standard error and exit with status 2; they never show a traceback.
 """
 
 from __future__ import annotations
@@ -17,21 +21,21 @@ from ..errors import SnlError
 
 __all__ = ["main", "build_parser"]
 
-#: sub-command modules, in the order ``--help`` lists them
-_COMMANDS = (
-    "report",
-    "analyze",
-    "race",
-    "odds",
-    "policy",
-    "simulate",
-    "play",
-    "serve",
-    "games",
-    "verify",
-    "design",
-    "sweep",
-)
+#: every sub-command (the module of the same name in this package) and its line in ``snlmarkov --help``, in that order
+_COMMANDS: dict[str, str] = {
+    "report": "write the figures and summary tables of a board",
+    "analyze": "exact single-player figures for one board and rule set",
+    "race": "who wins a game of 1 to 6 players, in which order, and how long it lasts",
+    "odds": "who wins from any moment of a game: every seat's square, who has finished, who moves next",
+    "policy": "the best play when the rules give a choice (of die, or of move), as a board, and what it gains",
+    "simulate": "Monte Carlo games beside the exact figures, with a cross-check verdict",
+    "play": "play a game in the terminal (pass and play, with automatic seats)",
+    "serve": "play in the browser: pass & play, AI seats and online rooms",
+    "games": "list the games stored by snlmarkov serve --db",
+    "verify": "verify every stored game, and all of them together, against the exact model",
+    "design": "search for a board that meets a target (mean, spread, quantiles, fairness)",
+    "sweep": "a table of exact figures for several boards and rule sets",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,20 +76,40 @@ class _VersionAction(argparse.Action):
         parser.exit(0)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with every available sub-command."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser, with every sub-command, or with only ``command``'s arguments.
+
+    Parameters
+    ----------
+    command : str, optional
+        A sub-command (a key of ``_COMMANDS``): only its module is imported
+        and its arguments added; the others are listed by name and help and take
+        no argument, which is all a command line that runs ``command`` needs.
+        By default every sub-command is built. A name that is not a sub-command
+        builds none of them (the parser then refuses it as argparse does).
+
+    Examples
+    --------
+    >>> parser = build_parser("race")
+    >>> parser.parse_args(["race", "--players", "3"]).players
+    3
+    >>> parser.parse_args(["race", "--players", "3"]).command
+    'race'
+    """
     parser = _Parser(prog="snlmarkov", description="Snakes & Ladders as an exact Markov chain.")
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:  # a sub-command not built yet
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        module.register(sub)
+    for name, line in _COMMANDS.items():
+        child = sub.add_parser(name, help=line)
+        if command is None or name == command:
+            importlib.import_module(f".{name}", __name__).register(child)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str:
+    """The sub-command a command line runs: its first word that is not an option (the top level's options,
+    ``--help`` and ``--version``, take no value); ``""`` when there is none."""
+    return next((word for word in argv if not word.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,8 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     command = "snlmarkov"
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(_command_of(words))
+        args = parser.parse_args(words)
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

@@ -15,13 +15,9 @@ __all__ = []
 PROGRESS_SQUARES = 5_000
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``analyze`` sub-command."""
-    p = sub.add_parser(
-        "analyze",
-        help="exact single-player figures for one board and rule set",
-        description="Exact single-player figures: expected turns, spread, length distribution, rolls, jumps.",
-    )
+def register(p: argparse.ArgumentParser) -> None:
+    """Give the ``analyze`` sub-command's parser its description and arguments."""
+    p.description = "Exact single-player figures: expected turns, spread, length distribution, rolls, jumps."
     add_board_rules_arguments(p)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=run)

@@ -31,16 +31,12 @@ def _pair(text: str) -> tuple[float, float]:
     return _number(key.strip()), _number(value.strip())
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``design`` sub-command."""
-    p = sub.add_parser(
-        "design",
-        help="search for a board that meets a target (mean, spread, quantiles, fairness)",
-        description=(
-            "Search jump placements for a board whose exact figures meet a target, print the best board found "
-            "and write it to a board file (draw it with: snlmarkov report --board FILE). "
-            "Example: snlmarkov design --mean 25 --max-sd 15 --ladders 8 --snakes 8 --seed 1 --out board.toml"
-        ),
+def register(p: argparse.ArgumentParser) -> None:
+    """Give the ``design`` sub-command's parser its description and arguments."""
+    p.description = (
+        "Search jump placements for a board whose exact figures meet a target, print the best board found "
+        "and write it to a board file (draw it with: snlmarkov report --board FILE). "
+        "Example: snlmarkov design --mean 25 --max-sd 15 --ladders 8 --snakes 8 --seed 1 --out board.toml"
     )
     g = p.add_argument_group("target (at least one)")
     g.add_argument("--mean", type=_number, metavar="TURNS", help="expected turns to hit (within --tolerance)")

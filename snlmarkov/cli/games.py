@@ -43,11 +43,9 @@ __all__ = []
 _COLUMNS = ("id", "room", "status", "mode", "players", "turns", "finished_at", "record")
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``games`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "games", help="list the games stored by snlmarkov serve --db", description="List the stored games."
-    )
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``games`` sub-command's parser its description and arguments."""
+    parser.description = "List the stored games."
     parser.add_argument("--db", required=True, metavar="FILE", help="the SQLite file of snlmarkov serve --db")
     parser.add_argument("--status", choices=("finished", "abandoned"), help="only games of this status")
     parser.set_defaults(func=run)

@@ -40,16 +40,12 @@ __all__ = []
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``odds`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "odds",
-        help="who wins from any moment of a game: every seat's square, who has finished, who moves next",
-        description=(
-            "Exact win chances (and places under last_one_standing), expected rounds and turns left, from a "
-            "state of a game. Seats are numbered from 0. Exact without bump, and with bump while at most 3 "
-            "seats are racing; otherwise Monte Carlo from the state with 95% confidence intervals."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``odds`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Exact win chances (and places under last_one_standing), expected rounds and turns left, from a "
+        "state of a game. Seats are numbered from 0. Exact without bump, and with bump while at most 3 "
+        "seats are racing; otherwise Monte Carlo from the state with 95% confidence intervals."
     )
     parser.add_argument(
         "--positions",

@@ -95,17 +95,13 @@ _LAYOUT_HELP = (
 )
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``play`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "play",
-        help="play a game in the terminal (pass and play, with automatic seats)",
-        description=(
-            "Pass-and-play Snakes & Ladders for 1 to 6 seats. Press Enter to roll (q to quit). "
-            "When standard input is not a terminal every seat plays automatically."
-        ),
-        epilog=_LAYOUT_HELP,
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``play`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Pass-and-play Snakes & Ladders for 1 to 6 seats. Press Enter to roll (q to quit). "
+        "When standard input is not a terminal every seat plays automatically."
     )
+    parser.epilog = _LAYOUT_HELP
     parser.add_argument(
         "--players",
         type=players_arg,

@@ -55,17 +55,13 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _TOP_SQUARES = 5
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``policy`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "policy",
-        help="the best play when the rules give a choice (of die, or of move), as a board, and what it gains",
-        description=(
-            "Solve the exact best policy under a rule set with a choice and print it as the board: the die "
-            "to roll (or the value to move first) at the start of a turn on each square. Then the gain: "
-            "expected turns playing it against every die alone (--choose-die) or against moving the first "
-            "die rolled and the greedy move (--choose-move). Example: snlmarkov policy --choose-die 4,6"
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``policy`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Solve the exact best policy under a rule set with a choice and print it as the board: the die "
+        "to roll (or the value to move first) at the start of a turn on each square. Then the gain: "
+        "expected turns playing it against every die alone (--choose-die) or against moving the first "
+        "die rolled and the greedy move (--choose-move). Example: snlmarkov policy --choose-die 4,6"
     )
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument(

@@ -29,7 +29,7 @@ classic: only the winner is placed; use --mode last_one_standing for every place
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..races.defaults import DEFAULT_GAMES, METHODS
 from ..vocab import MODES
@@ -52,17 +52,13 @@ __all__ = []
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``race`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "race",
-        help="who wins a game of 1 to 6 players, in which order, and how long it lasts",
-        description=(
-            "Per-seat win chances (and, under last_one_standing, expected place and place distribution), "
-            "expected rounds and total turns. Exact without bump, and with bump for up to 3 players "
-            "(4 with --method exact, minutes on the jungle board); "
-            "otherwise Monte Carlo with 95%% confidence intervals."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``race`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Per-seat win chances (and, under last_one_standing, expected place and place distribution), "
+        "expected rounds and total turns. Exact without bump, and with bump for up to 3 players "
+        "(4 with --method exact, minutes on the jungle board); "
+        "otherwise Monte Carlo with 95% confidence intervals."
     )
     parser.add_argument(
         "--players", type=players_arg, default=2, metavar="N", help=f"seats, {PLAYERS_HELP} (default 2)"

@@ -10,17 +10,13 @@ from .common import add_board_rules_arguments, board_from_args, seed_arg, whole_
 __all__ = []
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``report`` sub-command."""
+def register(p: argparse.ArgumentParser) -> None:
+    """Give the ``report`` sub-command's parser its description and arguments."""
     from ..report.defaults import DEFAULT_GAMES, DEFAULT_SEED, MIN_GAMES
 
-    p = sub.add_parser(
-        "report",
-        help="write the figures and summary tables of a board",
-        description=(
-            "Analyse a board under every rule preset and write the figures (PNG, and SVG for the line art), "
-            "summary.json and summary.md. The output is deterministic: the same code writes the same bytes."
-        ),
+    p.description = (
+        "Analyse a board under every rule preset and write the figures (PNG, and SVG for the line art), "
+        "summary.json and summary.md. The output is deterministic: the same code writes the same bytes."
     )
     add_board_rules_arguments(p, rules=False)
     p.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")

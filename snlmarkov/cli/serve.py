@@ -20,12 +20,10 @@ from .common import check_host
 __all__ = []
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``serve`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "serve",
-        help="play in the browser: pass & play, AI seats and online rooms",
-        description="Serve the browser game. Open the address it prints; share an online room's link to play together.",
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``serve`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Serve the browser game. Open the address it prints; share an online room's link to play together."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")

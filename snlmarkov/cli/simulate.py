@@ -46,16 +46,12 @@ __all__ = []
 BATCHES = 40
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``simulate`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "simulate",
-        help="Monte Carlo games beside the exact figures, with a cross-check verdict",
-        description=(
-            "Simulate games by rolling dice. With one player, print the simulated figures beside the exact "
-            "ones and whether they agree (exit status 1 if not; at least 100 games); with more, the simulated "
-            "race figures."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``simulate`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Simulate games by rolling dice. With one player, print the simulated figures beside the exact "
+        "ones and whether they agree (exit status 1 if not; at least 100 games); with more, the simulated "
+        "race figures."
     )
     parser.add_argument("--games", type=count_arg, required=True, metavar="N", help="games to simulate")
     add_board_rules_arguments(parser)

@@ -10,13 +10,11 @@ from .common import RULES_HELP, add_die_argument, base_rules, players_arg, rule_
 __all__ = []
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``sweep`` sub-command."""
-    p = sub.add_parser(
-        "sweep",
-        help="a table of exact figures for several boards and rule sets",
-        description="Exact figures (mean, spread, median, quantiles, P(length > t), first-seat advantage) "
-        "for every board under every rule preset given.",
+def register(p: argparse.ArgumentParser) -> None:
+    """Give the ``sweep`` sub-command's parser its description and arguments."""
+    p.description = (
+        "Exact figures (mean, spread, median, quantiles, P(length > t), first-seat advantage) "
+        "for every board under every rule preset given."
     )
     p.add_argument("--board", action="append", default=[], metavar="NAME|FILE", help="board (repeatable)")
     p.add_argument("--rules", action="append", default=[], metavar="PRESET|FILE", help=RULES_HELP + " (repeatable)")

@@ -13,7 +13,6 @@ exit status is 0 when everything passed, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..errors import SnlError
 from .common import show
@@ -21,15 +20,11 @@ from .common import show
 __all__ = []
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``verify`` sub-command to ``subparsers``."""
-    parser = subparsers.add_parser(
-        "verify",
-        help="verify every stored game, and all of them together, against the exact model",
-        description=(
-            "Run verify_game on each stored game (the rules, and the signature of the server's key beside "
-            "the database) and the pooled statistical check on all of them."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Give the ``verify`` sub-command's parser its description and arguments."""
+    parser.description = (
+        "Run verify_game on each stored game (the rules, and the signature of the server's key beside "
+        "the database) and the pooled statistical check on all of them."
     )
     parser.add_argument("--db", required=True, metavar="FILE", help="the SQLite file of snlmarkov serve --db")
     parser.add_argument("--alpha", type=float, default=1e-4, help="overall significance level (default 1e-4)")
