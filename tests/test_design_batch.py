@@ -105,3 +105,56 @@ def test_rules_the_builder_does_not_know_use_the_general_model(monkeypatch):
 def test_boards_of_different_sizes_are_refused():
     with pytest.raises(snl.SnlError, match="one size"):
         destinations([snl.Board(10), snl.Board(12)])
+
+
+def _exact_moments(q):
+    """Mean and variance from state 0 by Gauss-Jordan elimination in fractions (no floating point, no LAPACK)."""
+    from fractions import Fraction
+
+    n = len(q)
+    a = [[Fraction(int(i == j)) - Fraction(q[i][j]) for j in range(n)] for i in range(n)]
+
+    def solve(b):
+        m = [row[:] + [b[i]] for i, row in enumerate(a)]
+        for col in range(n):
+            pivot = next(r for r in range(col, n) if m[r][col] != 0)
+            m[col], m[pivot] = m[pivot], m[col]
+            for r in range(n):
+                if r != col and m[r][col] != 0:
+                    f = m[r][col] / m[col][col]
+                    m[r] = [x - f * y for x, y in zip(m[r], m[col])]
+        return [m[i][n] / m[i][i] for i in range(n)]
+
+    mean = solve([Fraction(1)] * n)
+    second = solve([2 * x - 1 for x in mean])
+    return mean[0], second[0] - mean[0] ** 2
+
+
+def test_moments_agree_with_an_exact_elimination():
+    gen = np.random.default_rng(7)
+    qs = []
+    for size in (1, 2, 5, 9):
+        for _ in range(3):
+            # rows of eighths that keep some mass for the finish: I - Q invertible
+            w = gen.integers(0, 4, size=(size, size + 1)).astype(float)
+            w[:, -1] += 1
+            qs.append((w / w.sum(axis=1, keepdims=True))[:, :size])
+    for q in qs:
+        mean, var = batch.moments(q[None])
+        exact_mean, exact_var = _exact_moments(q.tolist())
+        assert abs(mean[0] - float(exact_mean)) <= 1e-12 * float(exact_mean)
+        assert abs(var[0] - float(exact_var)) <= 1e-12 * max(1.0, float(exact_var))
+
+
+def test_moments_of_a_stack_are_each_blocks_own():
+    q, _ = turn_matrices(destinations(BOARDS), snl.Rules())
+    c = q.shape[1]
+    mean, var = batch.moments(q[:, :, :c])
+    for i in range(len(BOARDS)):
+        alone = batch.moments(q[i : i + 1, :, :c])
+        assert (alone[0][0], alone[1][0]) == (mean[i], var[i])  # to the bit: the batch does not matter
+
+
+def test_moments_refuse_a_state_that_never_finishes():
+    with pytest.raises(snl.ModelError, match="singular"):
+        batch.moments(np.array([[[1.0, 0.0], [0.5, 0.5]]]))

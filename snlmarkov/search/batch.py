@@ -13,7 +13,8 @@ kernel cannot batch (:func:`~snlmarkov.chain.mechanics.batchable`) go to the
 general per-board model.
 
 Cost: building a batch is ``O(boards * N * values * rolls per turn)``; the
-two solves (mean, then second moment) are ``O(boards * N**3)`` with LAPACK.
+mean and variance take one LU factorization a board (:func:`moments`,
+``O(boards * N**3)`` with LAPACK) and two triangular solves.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg.lapack import dgetrf, dgetrs
 
 from ..board import Board
 from ..chain.mechanics import batchable, no_cap_depth, roll_slots_batch
-from ..errors import BoardError, SnlError, UnwinnableBoardError
+from ..errors import BoardError, ModelError, SnlError, UnwinnableBoardError
 from ..limits import check_memory
 from ..rules import Rules
 
@@ -404,12 +406,7 @@ def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n
     winnable = ascends.copy()
     good = np.flatnonzero(ascends)
     if good.size:
-        a = -q[good]
-        a[:, np.arange(c), np.arange(c)] += 1.0
-        m = np.linalg.solve(a, np.ones((good.size, c, 1)))
-        m2 = np.linalg.solve(a, 2.0 * m - 1.0)
-        mean[good] = m[:, 0, 0]
-        var[good] = m2[:, 0, 0] - m[:, 0, 0] ** 2
+        mean[good], var[good] = moments(q[good])
     for i in np.flatnonzero(~ascends):  # some square cannot climb: the exact sparse model decides
         mean[i], var[i], winnable[i] = _general_one(dest[i], rules, boards[i] if len(boards) else None)
     surv, tail_m = _survival(q, winnable, horizon, tail, max_horizon)
@@ -418,6 +415,62 @@ def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n
     else:
         share = np.zeros((b_count, 0))
     return mean, var, winnable, surv, tail_m, share
+
+
+def moments(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of the number of turns from the first state, for each of a stack of transient blocks.
+
+    One LU factorization of ``A = I - Q`` a block (LAPACK ``getrf``, of
+    ``A`` transposed: that is the C-ordered array read in Fortran order, no
+    copy) and two solves with it: the expected turns left from every state,
+    ``m = A^-1 1``, and the expected visits to every state from the first,
+    ``r = (A^T)^-1 e_0``. The second moment from the first state is then
+    ``r . (2 m - 1)`` (it solves ``A m_2 = 2 m - 1``), so one factorization
+    serves both moments where two solves would factorize twice. Each block
+    is solved alone: its figures do not depend on the others in the stack.
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        Shape ``(B, S, S)``: the turn matrices among the transient states,
+        state 0 the start; every state must reach the finish (``I - Q``
+        invertible).
+
+    Returns
+    -------
+    mean, var : numpy.ndarray
+        Shape ``(B,)`` each.
+
+    Raises
+    ------
+    ModelError
+        If some ``I - Q`` is singular (a state that never finishes).
+
+    Examples
+    --------
+    A token on one square that finishes with probability 1/2 each turn:
+
+    >>> mean, var = moments(np.array([[[0.5]]]))
+    >>> float(mean[0]), float(var[0])
+    (2.0, 2.0)
+    """
+    b_count, c = q.shape[0], q.shape[1]
+    a = np.negative(q, order="C")  # each a[i] C-ordered: a[i].T is Fortran-ordered, as LAPACK reads it
+    a[:, np.arange(c), np.arange(c)] += 1.0
+    ones = np.ones(c)
+    first = np.zeros(c)
+    first[0] = 1.0
+    mean = np.empty(b_count)
+    var = np.empty(b_count)
+    for i in range(b_count):
+        lu, piv, info = dgetrf(a[i].T, overwrite_a=1)  # the factors of A^T, in place
+        if info != 0:
+            raise ModelError(f"a turn matrix of the batch is singular (LAPACK getrf: {info}): a state never finishes")
+        m, _ = dgetrs(lu, piv, ones, trans=1)  # A m = 1
+        r, _ = dgetrs(lu, piv, first)  # A^T r = e_0
+        mean[i] = m[0]
+        var[i] = r @ (2.0 * m - 1.0) - m[0] ** 2
+    return mean, var
 
 
 def _survival(q: np.ndarray, winnable: np.ndarray, horizon: int, tail: float, max_horizon: int):
