@@ -1,8 +1,8 @@
 """What the server's cheaper per-turn paths give is what the plain ones gave.
 
-The room's state row (its board and rules encoded once), the odds' query
-thread (answers handed back to the loop in one call), and a record signed
-with ``online`` (no intermediate record).
+The room's state row (its board and rules encoded once), a turn's odds read
+on the loop (a failing query gives no odds, not a failed turn), and a record
+signed with ``online`` (no intermediate record).
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import threading
 
 import pytest
 
 from snlmarkov import Board, Game, Rules
 from snlmarkov.game.seats import Seat
 from snlmarkov.web import persist
-from snlmarkov.web.odds import LiveOdds, OddsSolver
+from snlmarkov.web.odds import LiveOdds
 from snlmarkov.web.rooms import RoomManager
 
 TINY = Board(25, {3: 11, 17: 4, 20: 24}, name="tiny")
@@ -78,46 +77,29 @@ def test_room_state_is_the_whole_state_encoded_and_follows_a_new_board_and_rules
     asyncio.run(run())
 
 
-def test_the_query_thread_answers_every_query_asked_at_once_in_order():
-    solver = OddsSolver()
-
-    def failing() -> LiveOdds:
-        raise ValueError("a bug in a query")
-
+def test_a_failing_odds_query_gives_no_odds_and_the_turn_is_played(monkeypatch, caplog):
     async def run():
-        futures = [solver.ask(lambda i=i: LiveOdds((i / 10,), "exact")) for i in range(10)]
-        futures.append(solver.ask(failing))
-        return await asyncio.gather(*futures)
+        manager = RoomManager({"tiny": TINY}, seed=3, ai_delay=0.0)
+        room = manager.create("online", [{"name": "Ann", "colour": "#e53935"}], board="tiny")
+        room._add_seat("Bob", "#1e88e5", ai=False)
+        await room.start()
+        assert room.odds.method == "exact"
 
-    answers = asyncio.run(run())
-    assert [a.win_probability for a in answers[:10]] == [(i / 10,) for i in range(10)]
-    assert answers[10] == LiveOdds((), "none")  # a failing query: no odds, not a failed turn
-    solver.shutdown()
+        def failing(*args, **kwargs):
+            raise ValueError("a bug in a query")
 
+        monkeypatch.setattr(manager.odds, "win_odds", failing)
+        seat = room.game.current_seat
+        async with room.lock:
+            await room._roll(seat, room.seats[seat].secret)
+        room._cancel_timer()
+        manager.odds.shutdown()
+        return room
 
-def test_queries_waiting_at_shutdown_are_cancelled_and_none_is_taken_after():
-    solver = OddsSolver()
-    started, release = threading.Event(), threading.Event()
-
-    def slow() -> LiveOdds:
-        started.set()
-        release.wait(10)
-        return LiveOdds((1.0,), "exact")
-
-    async def run():
-        first = solver.ask(slow)
-        await asyncio.to_thread(started.wait, 10)
-        second = solver.ask(lambda: LiveOdds((0.5,), "exact"))
-        solver.shutdown()
-        release.set()
-        await asyncio.wait({first, second}, timeout=10)
-        with pytest.raises(RuntimeError):
-            solver.ask(lambda: LiveOdds((), "none"))
-        return first, second
-
-    first, second = asyncio.run(run())
-    assert first.result().method == "exact"  # the query running went on to its end
-    assert second.cancelled()
+    room = asyncio.run(run())
+    assert room.game.total_turns == 1  # the turn was played
+    assert room.odds == LiveOdds((), "none")  # without odds
+    assert "odds query failed" in caplog.text
 
 
 def test_signing_with_online_signs_the_record_marked_online():

@@ -213,7 +213,7 @@ def test_the_server_times_its_messages(monkeypatch, tmp_path):
     finally:
         srv.stop()
         store.close()
-    # each turn's odds (asked in the odds' query thread while the turn was written) are those after it
+    # each turn's odds (read on the loop before the turn was written) are those after it
     odds = Odds(board, Rules(), players=2)
     for turn in told:
         if turn["status"] == "playing":

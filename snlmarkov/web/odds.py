@@ -13,13 +13,11 @@ go first). :meth:`OddsSolver.win_odds` then answers from any state between
 two turns, and says how it got its numbers:
 ``"exact"``, ``"pending"`` (being solved) or ``"none"`` (no figure for
 these rules, or the table is no longer kept; the page hides the bars).
-A query from a state early in the game can take milliseconds (the races'
-horizon is long there): :meth:`OddsSolver.ask` asks it in a thread
-of its own (one, apart from the solves), so that a room can wait for its
-turn's write to the database and for its odds at once. The answer comes back
-on the event loop's own future, set by one call from the thread
-(``call_soon_threadsafe``), with no :class:`concurrent.futures.Future` and
-no executor in between.
+A query between two turns reads the kept table (a fraction of a
+millisecond) and runs on the event loop, in the room's turn: answered in a
+thread of its own while the turn was written, it cost more than it saved
+(the two threads handing the interpreter's lock to each other at every
+statement of the write).
 
 The module's own :func:`prepare`, :func:`win_odds` and :func:`is_prepared`
 use one shared solver (for scripts and tests).
@@ -35,16 +33,13 @@ Examples
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import threading
 import types
 from collections import OrderedDict
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from queue import SimpleQueue
 from typing import Any
 
 import numpy as np
@@ -168,9 +163,6 @@ class OddsSolver:
             )
         self.workers, self.queue, self.cache_bytes = workers, queue, int(cache_bytes)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snl-odds")
-        self._asked: SimpleQueue[_Asked | None] = SimpleQueue()  # the query thread's work
-        self._answerer: threading.Thread | None = None
-        self._stopped = False
         self._lock = threading.Lock()
         self._solved: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()  # key -> (table, bytes)
         self._inflight: dict[tuple, Future] = {}
@@ -262,82 +254,11 @@ class OddsSolver:
         state = GameState(tuple(positions), to_move=current, places=tuple(finished))
         return LiveOdds(tuple(float(p) for p in solved.win_probability(state)), "exact")
 
-    def ask(self, query: Callable[[], LiveOdds]) -> asyncio.Future[LiveOdds]:
-        """Run ``query`` (a :meth:`win_odds` call on a state of tuples, which the caller may not change
-        meanwhile: pass copies) in the query thread: a future of the running loop, set to its
-        :class:`LiveOdds` (``"none"`` if it fails), cancelled if the solver is shut down first.
-
-        Raises
-        ------
-        RuntimeError
-            If the solver is shut down.
-
-        Examples
-        --------
-        >>> solver = OddsSolver()
-        >>> async def one():
-        ...     return await solver.ask(lambda: LiveOdds((0.5, 0.5), "exact"))
-        >>> asyncio.run(one()).method
-        'exact'
-        >>> solver.shutdown()
-        """
-        if self._stopped:
-            raise RuntimeError("the odds solver is shut down")
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[LiveOdds] = loop.create_future()
-        self._asked.put((loop, future, query))
-        if self._answerer is None:
-            with self._lock:
-                if self._answerer is None:
-                    self._answerer = threading.Thread(target=self._answer, name="snl-odds-query", daemon=True)
-                    self._answerer.start()
-        return future
-
-    def _answer(self) -> None:
-        """The query thread: answer each query in turn and hand its answer to its loop (until shut down)."""
-        while True:
-            item = self._asked.get()
-            if item is None:
-                return
-            loop, future, query = item
-            answer = None if self._stopped else _run_query(query)
-            try:
-                loop.call_soon_threadsafe(_settle, future, answer)
-            except RuntimeError:  # that loop is closed: nobody waits for this any more
-                pass
-
     def shutdown(self) -> None:
         """Stop the threads (solves already running finish; waiting ones are dropped)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._stopped = True  # queries still waiting are cancelled, not answered
-        self._asked.put(None)
         with self._lock:
             self._inflight.clear()
-
-
-#: a query waiting for the query thread: the loop that asked, the future it waits on, the query
-_Asked = tuple[asyncio.AbstractEventLoop, "asyncio.Future[LiveOdds]", Callable[[], LiveOdds]]
-
-
-def _run_query(query: Callable[[], LiveOdds]) -> LiveOdds:
-    """``query()``, or ``"none"`` odds if it fails (no odds is not a reason not to play)."""
-    try:
-        return query()
-    except SnlError:  # no figure for this board and rules
-        return LiveOdds((), "none")
-    except Exception:
-        log.exception("odds query failed")
-        return LiveOdds((), "none")
-
-
-def _settle(future: asyncio.Future[LiveOdds], answer: LiveOdds | None) -> None:
-    """On the loop: give the future its answer (cancel it without one: the solver was shut down)."""
-    if future.done():
-        return
-    if answer is None:
-        future.cancel()
-    else:
-        future.set_result(answer)
 
 
 _SHARED = OddsSolver()
