@@ -417,6 +417,14 @@ def _evaluate_block(dest, rules, horizon, tail, max_horizon, share_sq, boards, n
     return mean, var, winnable, surv, tail_m, share
 
 
+def _system(q: np.ndarray) -> np.ndarray:
+    """``I - Q`` of each block of a ``(B, S, S)`` stack, as a new C-ordered array."""
+    a = np.negative(q, order="C")
+    diag = np.arange(q.shape[1])
+    a[:, diag, diag] += 1.0
+    return a
+
+
 def moments(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance of the number of turns from the first state, for each of a stack of transient blocks.
 
@@ -455,8 +463,7 @@ def moments(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (2.0, 2.0)
     """
     b_count, c = q.shape[0], q.shape[1]
-    a = np.negative(q, order="C")  # each a[i] C-ordered: a[i].T is Fortran-ordered, as LAPACK reads it
-    a[:, np.arange(c), np.arange(c)] += 1.0
+    a = _system(q)  # each a[i] C-ordered: a[i].T is Fortran-ordered, as LAPACK reads it
     ones = np.ones(c)
     first = np.zeros(c)
     first[0] = 1.0
@@ -511,9 +518,7 @@ def _shares(dest, rules, share_sq, winnable, ascends, boards, compact=True):
         states = resting_states(mod, rules) if compact else None
         matrix, _ = turn_matrices(mod, rules, states)  # still climbs: the landing absorbs
         c = matrix.shape[1]
-        a = -matrix[:, :, :c]
-        a[:, np.arange(c), np.arange(c)] += 1.0
-        res = np.linalg.solve(a, matrix[:, :, c + 1 :])[:, 0, 0]
+        res = np.linalg.solve(_system(matrix[:, :, :c]), matrix[:, :, c + 1 :])[:, 0, 0]
         out[good] = res.reshape(good.size, j)
     from ..analysis.single import analyze
 

@@ -14,10 +14,7 @@ two turns, and says how it got its numbers:
 ``"exact"``, ``"pending"`` (being solved) or ``"none"`` (no figure for
 these rules, or the table is no longer kept; the page hides the bars).
 A query between two turns reads the kept table (a fraction of a
-millisecond) and runs on the event loop, in the room's turn: answered in a
-thread of its own while the turn was written, it cost more than it saved
-(the two threads handing the interpreter's lock to each other at every
-statement of the write).
+millisecond) and runs on the event loop, in the room's turn.
 
 The module's own :func:`prepare`, :func:`win_odds` and :func:`is_prepared`
 use one shared solver (for scripts and tests).
