@@ -150,3 +150,40 @@ def test_only_targets_with_a_near_landing_get_a_system(monkeypatch):
     h = hit_probabilities(board, Rules(), window=64)
     assert 0 < sum(solved) < board.size // 2
     assert h[-1] == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("board", SMALL_BOARDS, ids=lambda b: f"{b.size}-{len(b.jumps)}")
+@pytest.mark.parametrize("bin_rows, entries", [(0, 1 << 22), (0, 64), (10**9, 1 << 22)])
+def test_groups_binned_by_column_count_give_the_same_figures(board, bin_rows, entries, monkeypatch):
+    """Every column count its own bin, or one bin a stack, or columns solved a few at a time: the same figures."""
+    from snlmarkov.analysis import hitting
+
+    rules = Rules.preset("family")
+    monkeypatch.setattr(hitting, "WHOLE_STATES", 10**6)
+    want = hit_probabilities(board, rules)  # the one system of the whole chain
+    monkeypatch.setattr(hitting, "WHOLE_STATES", 0)
+    bins = []
+    real = hitting._bins
+    monkeypatch.setattr(hitting, "_bins", lambda *a: bins.append(len(real(*a))) or real(*a))
+    monkeypatch.setattr(hitting, "_BIN_ROWS", bin_rows)
+    monkeypatch.setattr(hitting, "_BIN_RATIO", 1.0)  # a new bin at every drop in the column count
+    monkeypatch.setattr(hitting, "_STACK_ENTRIES", entries)  # 64: a group a stack, a few columns a solve
+    np.testing.assert_allclose(hit_probabilities(board, rules, window=16), want, rtol=0, atol=1e-12)
+    if entries > 64:
+        assert max(bins) > 1 if bin_rows == 0 else max(bins) == 1
+
+
+def test_bins_hold_every_group_with_columns_once():
+    from snlmarkov.analysis.hitting import _bins
+
+    rng = np.random.default_rng(4)
+    cols = rng.integers(0, 40, size=500)
+    width = rng.integers(1, 130, size=500)
+    bins = _bins(width, cols)
+    got = np.concatenate(bins)
+    assert sorted(got.tolist()) == np.flatnonzero(cols > 0).tolist()
+    for b in bins:  # most columns first; within a bin no group under 0.85 of the first, but in a bin's first 512 rows
+        c, w = cols[b], width[b]
+        assert np.all(np.diff(c) <= 0)
+        low = c < 0.85 * c[0]
+        assert not low.any() or np.cumsum(w)[np.argmax(low) - 1] < 512

@@ -73,10 +73,12 @@ def hit_probabilities(board: Board, rules: Rules, *, window: int | None = None) 
     with a unit right-hand side per source serves every target at once.
     On larger chains the other targets are taken in groups whose local
     systems have about ``window`` states; the local systems of many groups
-    are stacked into one block diagonal matrix, factorised once, and solved
-    with one unit right-hand side per state ``y`` of a group (the rows
-    ``G[y, :]``); then every target's small Woodbury system is solved in one
-    batched call. Near linear in the board size on boards whose snakes are
+    are stacked into block diagonal matrices, each factorised once and
+    solved with one unit right-hand side per state ``y`` of a group (the
+    rows ``G[y, :]``), the groups of one stack binned by how many such
+    states they have (a stack's every column is solved over all its rows);
+    then every target's small Woodbury system is solved in one batched
+    call. Near linear in the board size on boards whose snakes are
     short, with memory bounded by the stacks. A board whose snakes overlap
     end to end has no clean point for long stretches; then the long
     backward transitions (the squares they lead to, ``J``) are cut out:
@@ -324,11 +326,11 @@ def _stacked(a: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray) -> tuple[sp.csr_m
     n_rows = int(off[-1])
     grp = np.repeat(np.arange(width.size), width)
     state = np.arange(n_rows, dtype=np.int64) + np.repeat(lo - off[:-1], width)  # the state of each row
-    ptr = a.indptr.astype(np.int64)
-    per_row = ptr[state + 1] - ptr[state]
+    first_e = a.indptr[state].astype(np.int64)  # the rows' entries in ``a``, not a copy of all its pointers
+    per_row = a.indptr[state + 1] - first_e
     row_first = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(per_row, out=row_first[1:])
-    entry = np.arange(int(row_first[-1]), dtype=np.int64) + np.repeat(ptr[state] - row_first[:-1], per_row)
+    entry = np.arange(int(row_first[-1]), dtype=np.int64) + np.repeat(first_e - row_first[:-1], per_row)
     col = a.indices[entry].astype(np.int64)
     g_e = np.repeat(grp, per_row)
     keep = (col >= lo[g_e]) & (col < hi[g_e])
@@ -338,6 +340,37 @@ def _stacked(a: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray) -> tuple[sp.csr_m
     m = sp.csr_matrix((a.data[entry[keep]], idx, kept.astype(np.int32)), shape=(n_rows, n_rows))
     m.has_sorted_indices = True
     return m, off
+
+
+#: A bin of groups (see :func:`_bins`) ends before a group with fewer columns than this share of its first
+#: group's, once it has at least :data:`_BIN_ROWS` rows.
+_BIN_RATIO = 0.85
+_BIN_ROWS = 512
+
+
+def _bins(width: np.ndarray, cols: np.ndarray) -> list[np.ndarray]:
+    """The groups with columns, most columns first, cut into bins of similar column counts.
+
+    Every column of a stacked system is solved over all its rows, so a
+    group stacked with groups of more columns pays for theirs: binned, the
+    work is within about ``1 / _BIN_RATIO`` of the groups' own.
+
+    Examples
+    --------
+    >>> [b.tolist() for b in _bins(np.array([600, 600, 600, 10]), np.array([10, 0, 3, 9]))]
+    [[0, 3], [2]]
+    """
+    order = np.argsort(-cols, kind="stable")
+    order = order[cols[order] > 0]
+    out, start, rows = [], 0, 0
+    for i, g in enumerate(order.tolist()):
+        if rows >= _BIN_ROWS and cols[g] < _BIN_RATIO * cols[order[start]]:
+            out.append(order[start:i])
+            start, rows = i, 0
+        rows += int(width[g])
+    if start < order.size:
+        out.append(order[start:])
+    return out
 
 
 def _solve_stack(  # noqa: PLR0913, PLR0915
@@ -364,8 +397,9 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
     points: no state at or after ``g_lo`` moves before it, none at or after
     ``g_hi`` reaches a state before it), so ``G[y, s]`` for ``y, s`` in it
     is the local system's. The groups' systems are stacked block
-    diagonally and solved transposed once, one column per near state ``y``
-    of a group (its row ``G[y, :]``). ``near`` marks the landings that lead
+    diagonally, in bins of groups with about as many near states
+    (:func:`_bins`), and each bin is solved transposed once, one column per
+    near state ``y`` of a group (its row ``G[y, :]``). ``near`` marks the landings that lead
     before ``end_t`` of their target, where ``G[y, s]`` can be nonzero;
     ``ys`` those whose states enter the target's Woodbury system. With
     ``low_rank = (U, W)`` (the long transitions cut out of ``a``),
@@ -405,21 +439,35 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
     c = column[pj]
     local = np.flatnonzero(c >= 0)
     if local.size:
-        stack, s_off = _stacked(a, g_lo, g_hi)
-        lu = factorize(stack)  # factors of the transpose: solves give rows G[y, :] on the stack
+        # the groups in bins of similar column counts: every column of a stack is solved over all its rows
+        bins = _bins(g_hi - g_lo, g_cols)
+        bin_of = np.full(g_lo.size, -1, dtype=np.int64)
+        row0 = np.zeros(g_lo.size, dtype=np.int64)  # the first row of each group in its bin's stack
+        for b, part in enumerate(bins):
+            bin_of[part] = b
+            row0[part] = np.cumsum(g_hi[part] - g_lo[part]) - (g_hi[part] - g_lo[part])
         g_p = gid[tid[pe[local]]]
-        at_row = s_off[g_p] + s_i[local] - g_lo[g_p]  # where G[y, s_i] is in the solution of y's column
+        at_row = row0[g_p] + s_i[local] - g_lo[g_p]  # where G[y, s_i] is in the solution of y's column
         at_col, y_col = c[local], np.arange(gk.size) - g_off[gk_g]
-        y_row = s_off[gk_g] + gk_y - g_lo[gk_g]
-        step = max(1, _STACK_ENTRIES // stack.shape[0])  # columns per solve
-        for c0 in range(0, int(g_cols.max()), step):
-            pick = (y_col >= c0) & (y_col < c0 + step)
-            rhs = np.zeros((stack.shape[0], min(step, int(g_cols.max()) - c0)))
-            rhs[y_row[pick], y_col[pick] - c0] = 1.0
-            z = lu.solve(rhs)
-            use = (at_col >= c0) & (at_col < c0 + step)
-            gv[local[use]] = z[at_row[use], at_col[use] - c0]
-        del stack, lu
+        y_row = row0[gk_g] + gk_y - g_lo[gk_g]
+        by_l = np.argsort(bin_of[g_p], kind="stable")
+        cut_l = np.searchsorted(bin_of[g_p][by_l], np.arange(len(bins) + 1))
+        by_y = np.argsort(bin_of[gk_g], kind="stable")
+        cut_y = np.searchsorted(bin_of[gk_g][by_y], np.arange(len(bins) + 1))
+        for b, part in enumerate(bins):
+            stack, _ = _stacked(a, g_lo[part], g_hi[part])
+            lu = factorize(stack)  # factors of the transpose: solves give rows G[y, :] on the stack
+            n_cols = int(g_cols[part].max())
+            step = max(1, _STACK_ENTRIES // stack.shape[0])  # columns per solve
+            ly, ll = by_y[cut_y[b] : cut_y[b + 1]], by_l[cut_l[b] : cut_l[b + 1]]
+            for c0 in range(0, n_cols, step):
+                pick = ly[(y_col[ly] >= c0) & (y_col[ly] < c0 + step)]
+                rhs = np.zeros((stack.shape[0], min(step, n_cols - c0)))
+                rhs[y_row[pick], y_col[pick] - c0] = 1.0
+                z = lu.solve(rhs)
+                use = ll[(at_col[ll] >= c0) & (at_col[ll] < c0 + step)]
+                gv[local[use]] = z[at_row[use], at_col[use] - c0]
+            del stack, lu
     if low_rank is not None:
         u, w = low_rank
         gv += np.einsum("ij,ij->i", u[yy], w[s_i])
