@@ -31,6 +31,9 @@ Exits 1 when a target is missed: the CPU figures at every size the pool is
 used for (``cpu x`` <= 1.10, parent <= 5% of the serial CPU; ``2 cores`` >=
 1.7 at the largest size) and, unless ``--cpu-only``, the wall (never under
 0.95x, >= 1.7x at the largest size); or when the pool's result differs.
+The two 1.7x targets are the issue's at 10^7 games: with ``--quick`` (or a
+smaller ``--games``) they are printed but not held, since there the pool's
+fixed costs (start of the tasks, the results sent back) weigh more.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ import numpy as np
 from poolstats import HEADER, compare, load, reference, timed
 
 TARGET = 1.7
+#: the size the 1.7x targets are held at (the issue's); a smaller ``--games`` or ``--quick`` shows them only
+TARGET_GAMES = 10_000_000
 CPU_OVERHEAD = 1.10
 PARENT_SHARE = 0.05
 _HISTS = ("turns_hist", "rolls_hist", "rounds_hist", "place_counts", "wins", "landings")
@@ -104,11 +109,12 @@ def main(argv: list[str] | None = None) -> int:
                     missed.append(f"{games:,} {keep}: the pool's CPU is {c.cpu_x:.2f}x serial > {CPU_OVERHEAD}")
                 if c.parent > PARENT_SHARE:
                     missed.append(f"{games:,} {keep}: the parent's CPU is {c.parent:.2f} of serial > {PARENT_SHARE}")
-                if games == largest and c.two_cores < TARGET:
+                held = games == largest and games >= TARGET_GAMES  # below it the pool's fixed costs weigh more
+                if held and c.two_cores < TARGET:
                     missed.append(f"{games:,} {keep}: two idle cores would give {c.two_cores:.2f}x < {TARGET}x")
                 if not args.cpu_only and c.wall_x < 0.95:
                     missed.append(f"{games:,} {keep}: the pool is slower ({c.wall_x:.2f}x wall)")
-                if not args.cpu_only and games == largest and c.wall_x < TARGET:
+                if not args.cpu_only and held and c.wall_x < TARGET:
                     missed.append(f"{games:,} {keep}: {c.wall_x:.2f}x wall < {TARGET}x")
     run = timed(lambda: snl.simulate(board, rules, largest, keep="summary", rng=5))
     print(f"unsplit serial (streams=0), {largest:,} summary: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU")

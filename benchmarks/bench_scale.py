@@ -21,6 +21,13 @@ a ratio, both sides are measured in the same run.
 | the same, last one standing (beyond the issue) | - |
 | ``simulate(keep="summary")``, 10^6 and 10^7 games | the same peak memory |
 
+The 4-player races move a tensor of 82^4 probabilities (362 MB) a turn at a
+time and are bound by the memory's speed, which on a shared machine drifts
+(the same code took 111 s at 13:05 and 137 s at 17:50 UTC on one machine on
+2026-12-07). Their children first time a reference pass of the same kind
+(``np.add`` of two 134 MB arrays into one, best of 5) and the script prints
+its GB/s after the table, so that runs on different days can be compared.
+
 Usage::
 
     python benchmarks/bench_scale.py            # everything (several minutes; 10^7 needs ~0.5 GB)
@@ -154,6 +161,7 @@ def _child(name: str, repeat: int) -> dict:
         "sim": lambda: snl.simulate(board, rules, size, rng=1, keep="summary").mean_turns(),
     }
     fn = fns.get(name) or fns[name.split("-")[0]]
+    memory_gbs = _memory_reference() if name.startswith("bump-4") else 0.0
     times, cpus, value = [], [], None
     repeat = 1 if size >= 10**7 or name.startswith(("bump", "sim", "hit-1e5", "hit-1e6", "hit-long-1e5")) else repeat
     if name.startswith("jungle"):
@@ -170,7 +178,21 @@ def _child(name: str, repeat: int) -> dict:
         "cpu_s": min(cpus),
         "peak_mb": _peak_mb(),
         "value": value,
+        "memory_gbs": memory_gbs,
     }
+
+
+def _memory_reference(entries: int = 1 << 24, rounds: int = 5) -> float:
+    """GB/s of ``np.add(x, y, out=y)`` over arrays of ``entries`` doubles (three passes of memory), best of ``rounds``."""
+    import numpy as np
+
+    x, y = np.full(entries, 0.5), np.ones(entries)
+    best = float("inf")
+    for _ in range(rounds):
+        t = time.perf_counter()
+        np.add(x, y, out=y)
+        best = min(best, time.perf_counter() - t)
+    return 3 * 8 * entries / best / 1e9
 
 
 def _run(name: str, repeat: int, tree: str | None = None) -> dict:
@@ -248,6 +270,9 @@ def main() -> int:
         a, b = results["sim-summary-1e6"], results["sim-summary-1e7"]
         if "error" not in a and "error" not in b:
             ratios.append(f'simulate(keep="summary") peak RSS 10^7 / 10^6 games = {b["peak_mb"] / a["peak_mb"]:.2f}')
+    for name, r in results.items():
+        if r.get("memory_gbs"):
+            ratios.append(f"{name}: memory reference in its process {r['memory_gbs']:.1f} GB/s (np.add of 2 x 134 MB)")
     for line in ratios:
         print(line)
     print(f"load average after: {os.getloadavg()[0]:.1f}")

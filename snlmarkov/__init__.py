@@ -21,9 +21,12 @@ Examples
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from ._version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a start of the CLI spares it)
+if TYPE_CHECKING:
+    from typing import Any
 
 # public name -> module that defines it
 _EXPORTS = {

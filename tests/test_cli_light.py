@@ -139,3 +139,13 @@ def test_the_command_is_the_first_word_that_is_not_an_option():
     assert _command_of(["-h"]) == ""
     assert _command_of([]) == ""
     assert _command_of(["bogus", "race"]) == "bogus"
+
+
+def test_importing_the_package_does_not_import_typing():
+    """``import snlmarkov`` (the first thing every ``--help`` does) leaves :mod:`typing` unloaded, unless the
+    interpreter had it already; and the probe sees it once something imports it."""
+    code = "import sys\nbefore = 'typing' in sys.modules\nimport snlmarkov\n"
+    code += (
+        "print(before or 'typing' not in sys.modules, end=' ')\nimport snlmarkov.board\nprint('typing' in sys.modules)"
+    )
+    assert _child(code).strip() == "True True"
