@@ -58,3 +58,32 @@ def test_decided_and_unavailable():
     assert o.method == "none" and o.win_probability == () and o.to_dict() == {"win": [], "method": "none"}
     o = live.win_odds(Board(7), Rules(), "classic", positions=(0, 0), finished=(), current=0)
     assert o.method == "none"  # never solved inside win_odds
+
+
+def test_a_tables_key_is_kept_by_identity_and_equal_by_value(monkeypatch):
+    """The same board and rules objects give the same key object (hashed once); equal copies an equal key."""
+    board, rules = Board(6, {2: 5}), Rules()
+    k = live._key(board, rules, 2, "classic")
+    assert live._key(board, rules, 2, "classic") is k
+    twin = live._key(Board(6, {2: 5}), Rules(), 2, "classic")  # other objects, the same table
+    assert twin is not k and twin == k and hash(twin) == hash(k)
+    assert live._key(board, rules, 3, "classic") != k
+    assert live._key(board, rules, 2, "last_one_standing") != k
+    assert live._key(Board(6), rules, 2, "classic") != k
+    monkeypatch.setattr(live, "_KEYS_KEPT", 2)  # past the bound the remembered keys start again
+    for n in range(5, 10):
+        live._key(Board(n), rules, 2, "classic")
+    assert len(live._KEYS) <= 2
+    assert live._key(board, rules, 2, "classic") == k
+
+
+def test_a_solver_answers_for_equal_board_and_rules_objects():
+    solver = live.OddsSolver(queue=1)
+    try:
+        solver.prepare(Board(6, {2: 5}), Rules(), 2, "classic")
+        got = solver.win_odds(Board(6, {2: 5}), Rules(), "classic", positions=(0, 0), finished=(), current=0)
+        assert got.method == "exact" and sum(got.win_probability) == pytest.approx(1.0, abs=1e-12)
+        assert solver.is_prepared(Board(6, {2: 5}), Rules(), 2, "classic")
+        assert not solver.is_prepared(Board(6, {2: 5}), Rules(), 3, "classic")
+    finally:
+        solver.shutdown()

@@ -92,8 +92,40 @@ class LiveOdds:
         return {"win": list(self.win_probability), "method": self.method}
 
 
-def _key(board: Board, rules: Rules, players: int, mode: str) -> tuple:
-    return (board, rules, int(players), mode)
+class _Key:
+    """A table's key (board, rules, seats, mode) that hashes its parts once.
+
+    Hashing a board and its rules (their fractions) costs microseconds, and
+    a turn's query looks its table up more than once.
+    """
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, board: Board, rules: Rules, players: int, mode: str) -> None:
+        self.parts = (board, rules, int(players), mode)
+        self._hash = hash(self.parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and (other is self or (other._hash == self._hash and other.parts == self.parts))
+
+
+#: Most keys :func:`_key` remembers by the identity of their board and rules (then it starts again).
+_KEYS_KEPT = 1024
+_KEYS: dict[tuple[int, int, int, str], _Key] = {}
+
+
+def _key(board: Board, rules: Rules, players: int, mode: str) -> _Key:
+    """The key of a table; the same :class:`_Key` again for the same board and rules objects (a room's)."""
+    ident = (id(board), id(rules), int(players), mode)
+    key = _KEYS.get(ident)
+    if key is None or key.parts[0] is not board or key.parts[1] is not rules:  # an id reused by another object
+        if len(_KEYS) >= _KEYS_KEPT:
+            _KEYS.clear()
+        key = _KEYS[ident] = _Key(board, rules, players, mode)
+    return key
 
 
 def nbytes(obj: Any, *, _seen: set[int] | None = None, _depth: int = 0) -> int:
@@ -161,8 +193,8 @@ class OddsSolver:
         self.workers, self.queue, self.cache_bytes = workers, queue, int(cache_bytes)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snl-odds")
         self._lock = threading.Lock()
-        self._solved: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()  # key -> (table, bytes)
-        self._inflight: dict[tuple, Future] = {}
+        self._solved: OrderedDict[_Key, tuple[Any, int]] = OrderedDict()  # key -> (table, bytes)
+        self._inflight: dict[_Key, Future] = {}
         self.held_bytes = 0
 
     def is_prepared(self, board: Board, rules: Rules, players: int, mode: str) -> bool:
@@ -203,8 +235,8 @@ class OddsSolver:
             raise LimitError(f"{self.workers + self.queue} odds tables are being solved already; try later")
         future.result()
 
-    def _solve(self, key: tuple) -> None:
-        board, rules, players, mode = key
+    def _solve(self, key: _Key) -> None:
+        board, rules, players, mode = key.parts
         table: Any = _NONE
         try:
             table = Odds(board, rules, players=players, mode=mode)
