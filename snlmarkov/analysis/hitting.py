@@ -399,11 +399,12 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
     is the local system's. The groups' systems are stacked block
     diagonally, in bins of groups with about as many near states
     (:func:`_bins`), and each bin is solved transposed once, one column per
-    near state ``y`` of a group (its row ``G[y, :]``). ``near`` marks the landings that lead
-    before ``end_t`` of their target, where ``G[y, s]`` can be nonzero;
-    ``ys`` those whose states enter the target's Woodbury system. With
-    ``low_rank = (U, W)`` (the long transitions cut out of ``a``),
-    ``G[y, s]`` is the local value plus ``U[y] . W[s]`` for every ``y``.
+    near state ``y`` of a group (its row ``G[y, :]``). ``near`` marks the
+    landings that lead before ``end_t`` of their target, where ``G[y, s]``
+    can be nonzero; ``ys`` those whose states enter the target's Woodbury
+    system. With ``low_rank = (U, W)`` (the long transitions cut out of
+    ``a``), ``G[y, s]`` is the local value plus ``U[y] . W[s]`` for every
+    ``y``.
     """
     kk = a.shape[0] + 1
     n_t = targets.size
