@@ -22,11 +22,10 @@ a ratio, both sides are measured in the same run.
 | ``simulate(keep="summary")``, 10^6 and 10^7 games | the same peak memory |
 
 The 4-player races move a tensor of 82^4 probabilities (362 MB) a turn at a
-time and are bound by the memory's speed, which on a shared machine drifts
-(the same code took 111 s at 13:05 and 137 s at 17:50 UTC on one machine on
-2026-12-07). Their children first time a reference pass of the same kind
-(``np.add`` of two 134 MB arrays into one, best of 5) and the script prints
-its GB/s after the table, so that runs on different days can be compared.
+time and are bound by the memory's speed, which drifts on a shared machine.
+Their children first time a reference pass of the same kind (``np.add`` of
+two 134 MB arrays into one, best of 5) and the script prints its GB/s after
+the table, so that runs on different days can be compared.
 
 Usage::
 

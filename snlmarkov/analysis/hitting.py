@@ -373,6 +373,19 @@ def _bins(width: np.ndarray, cols: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _split(labels: np.ndarray, count: int) -> list[np.ndarray]:
+    """The positions of each label ``0 .. count - 1`` in ``labels``, in order.
+
+    Examples
+    --------
+    >>> [p.tolist() for p in _split(np.array([1, 0, 1, 2]), 3)]
+    [[1], [0, 2], [3]]
+    """
+    order = np.argsort(labels, kind="stable")
+    cuts = np.searchsorted(labels[order], np.arange(count + 1))
+    return [order[cuts[i] : cuts[i + 1]] for i in range(count)]
+
+
 def _solve_stack(  # noqa: PLR0913, PLR0915
     a: sp.csr_matrix,
     occ: np.ndarray,
@@ -446,21 +459,17 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
         row0 = np.zeros(g_lo.size, dtype=np.int64)  # the first row of each group in its bin's stack
         for b, part in enumerate(bins):
             bin_of[part] = b
-            row0[part] = np.cumsum(g_hi[part] - g_lo[part]) - (g_hi[part] - g_lo[part])
+            widths = g_hi[part] - g_lo[part]
+            row0[part] = np.cumsum(widths) - widths
         g_p = gid[tid[pe[local]]]
         at_row = row0[g_p] + s_i[local] - g_lo[g_p]  # where G[y, s_i] is in the solution of y's column
         at_col, y_col = c[local], np.arange(gk.size) - g_off[gk_g]
         y_row = row0[gk_g] + gk_y - g_lo[gk_g]
-        by_l = np.argsort(bin_of[g_p], kind="stable")
-        cut_l = np.searchsorted(bin_of[g_p][by_l], np.arange(len(bins) + 1))
-        by_y = np.argsort(bin_of[gk_g], kind="stable")
-        cut_y = np.searchsorted(bin_of[gk_g][by_y], np.arange(len(bins) + 1))
-        for b, part in enumerate(bins):
+        for part, ll, ly in zip(bins, _split(bin_of[g_p], len(bins)), _split(bin_of[gk_g], len(bins))):
             stack, _ = _stacked(a, g_lo[part], g_hi[part])
             lu = factorize(stack)  # factors of the transpose: solves give rows G[y, :] on the stack
             n_cols = int(g_cols[part].max())
             step = max(1, _STACK_ENTRIES // stack.shape[0])  # columns per solve
-            ly, ll = by_y[cut_y[b] : cut_y[b + 1]], by_l[cut_l[b] : cut_l[b + 1]]
             for c0 in range(0, n_cols, step):
                 pick = ly[(y_col[ly] >= c0) & (y_col[ly] < c0 + step)]
                 rhs = np.zeros((stack.shape[0], min(step, n_cols - c0)))

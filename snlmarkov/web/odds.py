@@ -13,8 +13,8 @@ go first). :meth:`OddsSolver.win_odds` then answers from any state between
 two turns, and says how it got its numbers:
 ``"exact"``, ``"pending"`` (being solved) or ``"none"`` (no figure for
 these rules, or the table is no longer kept; the page hides the bars).
-A query between two turns reads the kept table (a fraction of a
-millisecond) and runs on the event loop, in the room's turn.
+A query between two turns only reads the kept table (it solves nothing)
+and runs on the event loop, in the room's turn.
 
 The module's own :func:`prepare`, :func:`win_odds` and :func:`is_prepared`
 use one shared solver (for scripts and tests).
@@ -95,8 +95,8 @@ class LiveOdds:
 class _Key:
     """A table's key (board, rules, seats, mode) that hashes its parts once.
 
-    Hashing a board and its rules (their fractions) costs microseconds, and
-    a turn's query looks its table up more than once.
+    Hashing a board and its rules (their fractions) is not cheap, and a
+    turn's query looks its table up more than once.
     """
 
     __slots__ = ("parts", "_hash")

@@ -634,7 +634,7 @@ class Room:
         self.turn_times.append(time.monotonic())
         items = self._event_items(new)
         self.texts.extend(i["text"] for i in items)
-        self._compute_odds()  # from the kept table, on the loop: a fraction of a millisecond
+        self._compute_odds()  # read from the kept table (no solve), on the loop
         if game.is_over:
             self.status = "over"
             self.game_id = await self.manager.store_game(self, "finished", written)  # on disk before anyone is told
