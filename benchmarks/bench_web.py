@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import importlib.util
 import json
 import os
 import random
@@ -111,6 +112,19 @@ def proc_cpu(pid: int) -> float:
     except OSError:
         return float("nan")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def served_package_root() -> Path:
+    """The folder holding the ``snlmarkov`` package this interpreter imports (``PYTHONPATH`` included).
+
+    The server is started there: ``python -m`` puts its working directory
+    first on ``sys.path``, so a server started elsewhere (in another
+    checkout) would run that checkout's code, not this one's.
+    """
+    spec = importlib.util.find_spec("snlmarkov")
+    if spec is None or spec.origin is None:
+        raise SystemExit("bench_web: the snlmarkov package is not importable")
+    return Path(spec.origin).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -274,11 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     db, timing_file = tmp / "games.sqlite", tmp / "timing.json"
     disk = fsync_ms(tmp)
     port = free_port()
+    package_root = served_package_root()
+    print(f"  the server runs the snlmarkov package of {package_root}")
     server = subprocess.Popen(
         [sys.executable, "-m", "snlmarkov", "serve", "--port", str(port), "--db", str(db), *LOAD_LIMITS],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "SNLMARKOV_WEB_TIMING": str(timing_file)},
+        cwd=package_root,  # ``-m`` puts its working directory first on sys.path
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -385,6 +385,54 @@ def test_a_busy_database_holds_the_turn_back_and_says_so(tmp_path):
     asyncio.run(run())
 
 
+def test_a_turn_is_told_by_the_commit_that_writes_it_and_after_a_failed_write_too(tmp_path):
+    """The turn goes out from the group commit, with the turn on disk, before the rolling task wakes; a write
+    that fails is logged and the turn still told, saying so."""
+    from snlmarkov.web.rooms import Connection, RoomManager
+
+    path = tmp_path / "g.sqlite"
+    seats = [{"name": "Ann", "colour": RED, "ai": False}, {"name": "Bob", "colour": BLUE, "ai": False}]
+
+    async def run() -> None:
+        store = GameStore(path)
+        manager = RoomManager({"tiny": TINY}, store=store, seed=1)
+        room = manager.create("local", seats, board="tiny")
+        await room.start()
+        conn = Connection()
+        room.conns.add(conn)
+        on_disk: list[list[int]] = []
+        push = conn.push
+
+        def spy(message):  # what is on disk when the turn is told
+            on_disk.append([t for r in store.open_rooms() if r.id == room.id for t, _ in r.turns])
+            push(message)
+
+        conn.push = spy
+        task = asyncio.ensure_future(room.handle(conn, _roll(room)))
+        while conn.outbox.empty():
+            assert not task.done()  # told before the task that rolled has woken from its write
+            await asyncio.sleep(0)
+        await task
+        turn = json.loads(conn.outbox.get_nowait())
+        assert turn["type"] == "turn" and turn["turn"] == 0 and turn["saving"] == "ok" and on_disk == [[0]]
+
+        def fail(row):  # the write fails (not a busy database): the turn is still told, saying so
+            def bad(db):
+                raise sqlite3.OperationalError("disk I/O error (planted)")
+
+            return store._enqueue(bad, "room")
+
+        store.save_room_later = fail
+        await room.handle(conn, _roll_seat(room, room.game.current_seat))
+        turn = json.loads(conn.outbox.get_nowait())
+        assert turn["type"] == "turn" and turn["turn"] == 1 and turn["saving"] == "failed"
+        room._cancel_timer()
+        manager.odds.shutdown()
+        store.close()
+
+    asyncio.run(run())
+
+
 def test_a_room_reaped_while_the_database_is_busy_is_stored_once(tmp_path):
     """The reaper closes an idle room while another connection holds the database past the store's wait:
     its game stays queued in the store (written when the lock goes), the room leaves memory, and the
@@ -469,9 +517,13 @@ def test_a_game_finished_while_the_database_is_busy_is_told_its_id_once_written(
 
 
 def _roll(room):
+    return _roll_seat(room, 0)
+
+
+def _roll_seat(room, seat):
     from snlmarkov.web.protocol import parse_message
 
-    return parse_message(json.dumps({"type": "roll", "seat": 0, "secret": room.seats[0].secret}))
+    return parse_message(json.dumps({"type": "roll", "seat": seat, "secret": room.seats[seat].secret}))
 
 
 def test_the_countdown_after_a_restart_is_a_fresh_full_one(tmp_path):

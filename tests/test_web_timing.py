@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import sqlite3
 import threading
@@ -102,7 +103,9 @@ async def _push(conn: Connection, text: str) -> None:
     assert type(item) is str
 
 
-def test_a_frame_sent_at_once_ends_its_span_when_the_handling_returns():
+def test_a_span_ends_with_its_last_frame_sent_not_with_its_handling():
+    """What a handling does after its last frame keeps no one waiting: the span ends at that frame (a message
+    that sends nothing ends when its handling returns)."""
     rec = Recorder()
     got: list[str] = []
 
@@ -117,15 +120,67 @@ def test_a_frame_sent_at_once_ends_its_span_when_the_handling_returns():
         async def hello():
             conn.push("welcome")
             assert conn.outbox.empty()  # sent in this task, not queued
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)
             return "hello"
 
-        await rec.measure(hello(), time.monotonic())
+        async def join():
+            conn.push("joined")
+            await asyncio.sleep(0.02)
+            conn.push("room")  # the last frame, 20 ms on
+            await asyncio.sleep(0.05)
+            return "join"
+
+        async def ping():
+            await asyncio.sleep(0.02)
+            return "ping"
+
+        for handling in (hello(), join(), ping()):
+            await rec.measure(handling, time.monotonic())
 
     asyncio.run(main())
-    assert got == ["welcome"] and isinstance(got[0], Frame)
-    s = rec.summary()["messages"]["hello"]
-    assert s["count"] == 1 and s["unfinished"] == 0 and s["total"]["max"] >= 19
+    assert got == ["welcome", "joined", "room"] and all(isinstance(t, Frame) for t in got)
+    s = rec.summary()["messages"]
+    assert all(s[k]["count"] == 1 and s[k]["unfinished"] == 0 for k in ("hello", "join", "ping"))
+    assert s["hello"]["total"]["max"] < 45  # not the 50 ms its handling went on for
+    assert 19 <= s["join"]["total"]["max"] < 65
+    assert s["ping"]["total"]["max"] >= 19
+
+
+def test_a_callback_run_for_a_task_sends_that_tasks_frames():
+    """The group commit tells a turn's players from a loop callback (``timing.run_as``): those frames are the
+    message's, and a span ends with them, before its task wakes."""
+    rec = Recorder()
+    got: list[str] = []
+
+    async def send(text: str) -> None:
+        got.append(text)
+
+    async def main():
+        conn, other = Connection(), Connection()
+        for c in (conn, other):
+            rec.watch(c)
+            c.sender = send
+        loop = asyncio.get_running_loop()
+
+        async def roll():
+            task, ctx = asyncio.current_task(), contextvars.copy_context()
+            fut = loop.create_future()
+
+            def commit():
+                timing.run_as(task, ctx, lambda: conn.push("turn"))
+                other.push("timer")  # outside run_as: no message's
+                loop.call_later(0.05, fut.set_result, None)  # the task wakes 50 ms later
+
+            loop.call_soon(commit)
+            await fut
+            return "roll"
+
+        await rec.measure(roll(), time.monotonic())
+
+    asyncio.run(main())
+    assert got == ["turn", "timer"] and isinstance(got[0], Frame) and type(got[1]) is str
+    s = rec.summary()["messages"]["roll"]
+    assert s["count"] == 1 and s["unfinished"] == 0 and s["total"]["max"] < 45
 
 
 def test_frames_never_sent_leave_the_span_unfinished():
@@ -393,6 +448,86 @@ def test_a_write_cancelled_while_it_waits_for_the_commit_leaves_the_others_their
     cancelled, out = asyncio.run(main())
     assert cancelled and out == 0
     assert sorted(r.id for r in store.open_rooms()) == ["r1", "r2"]  # the commit ran for both
+    store.close()
+
+
+def test_each_writes_then_runs_in_the_commit_in_order_before_any_task_wakes(tmp_path):
+    """What a turn tells is sent by the commit that wrote it, a pass of the loop before its task wakes."""
+    store = GameStore(tmp_path / "g.sqlite")
+    rooms = [_Room(store) for _ in range(4)]
+    log: list[tuple] = []
+
+    async def one(i: int) -> int:
+        def then() -> None:  # the write is on disk and the room says so
+            log.append(("then", i, rooms[i].saving, [r.id for r in store.open_rooms()].count(f"r{i}")))
+
+        out = await persist.written(rooms[i], lambda: store.save_room_later(RoomRow(f"r{i}", "playing", "{}")), then)
+        log.append(("woke", i))
+        return out
+
+    async def main() -> list[int]:
+        return await asyncio.gather(*(one(i) for i in range(4)))
+
+    assert asyncio.run(main()) == [0] * 4
+    assert log[:4] == [("then", i, "ok", 1) for i in range(4)]  # in the order queued, each once
+    assert sorted(log[4:]) == [("woke", i) for i in range(4)]
+    store.close()
+
+
+def test_a_then_that_raises_is_raised_by_its_write_alone(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    rooms = [_Room(store), _Room(store)]
+    told: list[int] = []
+
+    def boom() -> None:
+        raise RuntimeError("planted")
+
+    async def main() -> tuple[BaseException | int, ...]:
+        return await asyncio.gather(
+            persist.written(rooms[0], lambda: store.save_room_later(RoomRow("r0", "playing", "{}")), boom),
+            persist.written(
+                rooms[1], lambda: store.save_room_later(RoomRow("r1", "playing", "{}")), lambda: told.append(1)
+            ),
+            return_exceptions=True,
+        )
+
+    first, second = asyncio.run(main())
+    assert isinstance(first, RuntimeError) and "planted" in str(first) and second == 0 and told == [1]
+    assert rooms[0].saving == "ok"  # the write was made: its failure is not the store's
+    assert sorted(r.id for r in store.open_rooms()) == ["r0", "r1"]
+    store.close()
+
+
+def test_then_waits_for_a_write_made_in_a_thread_and_is_not_called_for_a_failed_one(tmp_path):
+    path = tmp_path / "g.sqlite"
+    store = GameStore(path, timeout=5.0)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    threading.Timer(0.3, lambda: other.execute("ROLLBACK")).start()
+    room = _Room(store)
+    seen: list[list[str]] = []
+
+    async def main() -> int:
+        return await persist.written(
+            room,
+            lambda: store.save_room_later(RoomRow("r1", "playing", "{}")),
+            lambda: seen.append([r.id for r in store.open_rooms()]),
+        )
+
+    assert asyncio.run(main()) == 0
+    assert seen == [["r1"]] and room.saving == "ok"  # called once, with the write on disk
+    other.close()
+
+    def bad(db: sqlite3.Connection) -> int:
+        db.execute("INSERT INTO games (room) VALUES ('x')")  # NOT NULL columns missing
+        return 1
+
+    async def failing() -> int:
+        return await persist.written(room, lambda: store._enqueue(bad, "room"), lambda: seen.append(["called"]))
+
+    with pytest.raises(Exception, match="NOT NULL"):
+        asyncio.run(failing())
+    assert seen == [["r1"]] and room.saving == "failed"
     store.close()
 
 

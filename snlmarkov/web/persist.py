@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
 import logging
@@ -40,7 +41,7 @@ from ..game.seats import Seat
 from ..rules import Rules
 from .protocol import STRENGTHS
 from .store import GameStore, PendingWrite, RoomRow, StoreBusyError
-from .timing import counts_as_write
+from .timing import WriteClock, run_as
 
 #: a room or its manager (:mod:`.rooms`, which imports this module)
 Room: TypeAlias = Any
@@ -116,28 +117,61 @@ def room_row(room: Room, turns: Sequence[tuple[int, str]] = ()) -> RoomRow:
     return RoomRow(room.id, _status(room), room_state(room), tuple(turns), room.game_id)
 
 
-#: the commit each store has scheduled on the running loop: its loop and the futures of the writes waiting for it
-_COMMITS: weakref.WeakKeyDictionary[GameStore, tuple[asyncio.AbstractEventLoop, list[asyncio.Future[None]]]] = (
+class _Waiter:
+    """A write waiting for its store's next commit: the future its task awaits, and what to do once the write is
+    on disk (run by the commit itself, in the task's context)."""
+
+    __slots__ = ("future", "item", "then", "task", "context")
+
+    def __init__(self, future: asyncio.Future[Any], item: PendingWrite | None, then: Callable[[], None] | None) -> None:
+        self.future, self.item, self.then = future, item, then
+        self.task = asyncio.current_task()
+        self.context = contextvars.copy_context() if then is not None else None
+
+    def resolve(self) -> None:
+        """After the commit: run ``then`` if the write was made, and wake the task with True (``then`` ran), False
+        (it did not: the write is not done, or failed) or the exception ``then`` raised."""
+        if self.future.done():  # its task was cancelled
+            return
+        outcome: bool | Exception = False
+        item = self.item
+        if self.then is not None and self.context is not None and item is not None and item.done.is_set():
+            if not item.error:
+                try:
+                    run_as(self.task, self.context, self.then)
+                    outcome = True
+                except Exception as exc:  # raised in the task, as if it had called ``then`` itself
+                    outcome = exc
+        self.future.set_result(outcome)
+
+
+#: the commit each store has scheduled on the running loop: its loop and the writes waiting for it
+_COMMITS: weakref.WeakKeyDictionary[GameStore, tuple[asyncio.AbstractEventLoop, list[_Waiter]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _commit_soon(store: GameStore) -> asyncio.Future[None]:
+def _commit_soon(
+    store: GameStore, item: PendingWrite | None = None, then: Callable[[], None] | None = None
+) -> asyncio.Future[bool | Exception]:
     """A future of the store's next commit on this loop: every write queued before it runs goes in it (group
     commit).
 
     Each caller gets a future of its own, which the commit completes
     directly: a caller cancelled meanwhile cancels only its own (the commit
-    still runs for the others), and its task wakes in the pass after the
-    commit, with no future in between.
+    still runs for the others). Its ``then`` (for its write ``item``) is
+    run by the commit, in order, as soon as the write is on disk, rather
+    than in the next pass of the loop, where the caller's task wakes:
+    what a turn tells its players goes out a pass sooner. The future's
+    result says whether ``then`` ran (see :meth:`_Waiter.resolve`).
     """
     loop = asyncio.get_running_loop()
-    fut = loop.create_future()
+    waiter = _Waiter(loop.create_future(), item, then)
     scheduled = _COMMITS.get(store)
     if scheduled is not None and scheduled[0] is loop:  # not one a closed loop left behind
-        scheduled[1].append(fut)
-        return fut
-    waiters = [fut]
+        scheduled[1].append(waiter)
+        return waiter.future
+    waiters = [waiter]
     _COMMITS[store] = (loop, waiters)
 
     def commit() -> None:
@@ -150,34 +184,43 @@ def _commit_soon(store: GameStore) -> asyncio.Future[None]:
             log.exception("the game store could not be written from the event loop")
         finally:
             for w in waiters:
-                if not w.done():
-                    w.set_result(None)
+                w.resolve()
 
     loop.call_soon(commit)
-    return fut
+    return waiter.future
 
 
-@counts_as_write  # the load benchmark's split of a message's time (snlmarkov/web/timing.py)
-async def written(room: Room, queue: Callable[[], PendingWrite]) -> int:
+async def written(room: Room, queue: Callable[[], PendingWrite], then: Callable[[], None] | None = None) -> int:
     """Queue a write (``queue()`` returns it, e.g. ``lambda: store.save_room_later(row)``), wait until it is
-    on disk and return its id.
+    on disk, call ``then()`` (what may be told once it is) and return the write's id.
 
     The writes of every room queued in one pass of the event loop are
     committed together, on the loop, just after it (``GameStore.flush_now``:
-    it never waits for a lock). If that cannot be done (another connection
-    holds the database, or a thread holds the store's connection) the write
-    is waited for in a worker thread with the store's retries; if that
-    takes longer than :data:`BEHIND_AFTER` seconds the room's players are
-    told (a ``saving`` message with ``saving: "behind"``). ``room.saving``
-    says how the last write went (``"ok"``, ``"behind"``: queued in the
-    store, written when the database frees, or ``"failed"``). Exceptions
-    are the write's.
+    it never waits for a lock), and the ``then`` of each write made there is
+    called by the commit itself, in the order they were queued. If that
+    cannot be done (another connection holds the database, or a thread holds
+    the store's connection) the write is waited for in a worker thread with
+    the store's retries, and ``then`` called once it is made; if that takes
+    longer than :data:`BEHIND_AFTER` seconds the room's players are told (a
+    ``saving`` message with ``saving: "behind"``). ``room.saving`` says how
+    the last write went (``"ok"``, ``"behind"``: queued in the store,
+    written when the database frees, or ``"failed"``), and is set before
+    ``then`` is called. Exceptions are the write's (``then`` is not called)
+    or ``then``'s own.
     """
     store = room.manager.store
     assert store is not None  # only rooms of a manager with a store write
+    clock = WriteClock()  # the load benchmark's split of a message's time (snlmarkov/web/timing.py)
+
+    def made() -> None:
+        room.saving = "ok"
+        clock.stop()
+        if then is not None:
+            then()
+
     try:
         item = queue()
-        await _commit_soon(store)
+        outcome = await _commit_soon(store, item, made if then is not None else None)
         if item.done.is_set():
             out = store.result(item)
         else:
@@ -193,7 +236,12 @@ async def written(room: Room, queue: Callable[[], PendingWrite]) -> int:
     except BaseException:
         room.saving = "failed"
         raise
-    room.saving = "ok"
+    finally:
+        clock.stop()
+    if isinstance(outcome, Exception):
+        raise outcome
+    if outcome is not True:
+        made()
     return out
 
 

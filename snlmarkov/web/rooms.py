@@ -551,16 +551,32 @@ class Room:
             log.exception("room %s: odds failed", self.id)
         self.odds = self.manager.odds_of(game)
 
-    async def _persist(self, turns: tuple[tuple[int, str], ...] = ()) -> None:
-        """Write the room (and its new turns) to the store before anything is broadcast; a failure is logged."""
+    async def _persist(self, turns: tuple[tuple[int, str], ...] = (), then: Callable[[], None] | None = None) -> None:
+        """Write the room (and its new turns) to the store before anything is broadcast; a failure is logged.
+
+        ``then()`` (what tells the players) is called once the write is on
+        disk (by the commit itself: :func:`persist.written`), or once it has
+        failed; its own exceptions are raised.
+        """
         store = self.manager.store
-        if not self.manager.persists:
-            return
-        row = persist.room_row(self, turns)
-        try:
-            await persist.written(self, lambda: store.save_room_later(row))
-        except Exception:  # queued (busy) or failed: the room goes on, and says so (``saving``)
-            log.exception("room %s: could not write the room", self.id)
+        told = False
+
+        def tell() -> None:
+            nonlocal told
+            told = True
+            if then is not None:
+                then()
+
+        if self.manager.persists:
+            row = persist.room_row(self, turns)
+            try:
+                await persist.written(self, lambda: store.save_room_later(row), tell if then is not None else None)
+            except Exception:  # queued (busy) or failed: the room goes on, and says so (``saving``)
+                if told:  # the write was made: the exception is ``then``'s
+                    raise
+                log.exception("room %s: could not write the room", self.id)
+        if not told:
+            tell()
 
     def _odds_ready(self, task: asyncio.Future) -> None:
         """The odds of this table are solved: tell everyone (once no change is in progress), unless a turn did."""
@@ -635,32 +651,35 @@ class Room:
         items = self._event_items(new)
         self.texts.extend(i["text"] for i in items)
         self._compute_odds()  # read from the kept table (no solve), on the loop
+
+        def tell() -> None:
+            body = {
+                "type": "turn",
+                "turn": turn,
+                "seat": seat,
+                "skipped": skip,
+                "events": items,
+                "positions": list(game.positions),
+                "current": game.current_seat,
+                "finished": list(game.finishing_order),
+                "round": game.round,
+                "odds": self.odds.to_dict(),
+            }
+            if self.rules.choice:
+                body["coach"] = list(coach)
+            if game.is_over:
+                body.update(status="over", game_id=self.game_id, remaining=0, saving=self.saving)
+            else:
+                self._schedule()
+                body.update(status="playing", remaining=self.remaining(), saving=self.saving)
+            self.broadcast(body)
+
         if game.is_over:
             self.status = "over"
             self.game_id = await self.manager.store_game(self, "finished", written)  # on disk before anyone is told
-        else:
-            await self._persist(written)  # the turn is on disk before anyone is told, and before the next countdown
-        body = {
-            "type": "turn",
-            "turn": turn,
-            "seat": seat,
-            "skipped": skip,
-            "events": items,
-            "positions": list(game.positions),
-            "current": game.current_seat,
-            "finished": list(game.finishing_order),
-            "round": game.round,
-            "odds": self.odds.to_dict(),
-        }
-        if self.rules.choice:
-            body["coach"] = list(coach)
-        if game.is_over:
-            body.update(status="over", game_id=self.game_id, remaining=0, saving=self.saving)
-            self.broadcast(body)
-            return
-        self._schedule()
-        body.update(status="playing", remaining=self.remaining(), saving=self.saving)
-        self.broadcast(body)
+            tell()
+        else:  # on disk before anyone is told, and before the next countdown; told by the commit itself
+            await self._persist(written, tell)
 
     def _schedule(self) -> None:
         """Start the timer for the seat to play: the AI's pause, or the online countdown."""

@@ -6,9 +6,10 @@ makes a :class:`Recorder` and the app times every message a WebSocket
 brings: from the moment the server has received it (``websocket.receive()``
 returned) to the moment the last frame it caused has been sent (the last
 ``send_text`` of the frames its handling queued, on every connection they
-went to). The time the handling spent waiting for the database (the write
-made before a turn is broadcast, queueing for the store included) is kept
-apart. The pauses of the cyclic garbage collector, which stop the event loop,
+went to; for a message that caused none, the moment its handling returned).
+The time the handling spent waiting for the database (the write made before
+a turn is broadcast, queueing for the store included, until the write is on
+disk) is kept apart (:class:`WriteClock`). The pauses of the cyclic garbage collector, which stop the event loop,
 are timed too, by generation (:meth:`Recorder.watch_collector`, through
 :data:`gc.callbacks`). At the app's shutdown the figures are written to that
 file as JSON (:meth:`Recorder.write`).
@@ -19,14 +20,18 @@ handling with the message's :class:`Span` in a context variable;
 that wraps every text pushed by that task, while a span is open, in a
 :class:`Frame` (a ``str``) that knows its span; the connection calls
 :meth:`Frame.sent` once it has sent it (at once, or from its outbox).
-Frames pushed by other tasks (timers, the odds) belong to no message. A span whose frames are never all sent (a
-connection that went away) is counted as unfinished.
+Frames pushed by other tasks (timers, the odds) belong to no message, but
+what a callback runs for a task (:func:`run_as`: the group commit tells a
+turn's players as soon as its write is on disk) is that task's. A span whose
+frames are never all sent (a connection that went away) is counted as
+unfinished.
 
 Each series keeps at most :data:`RESERVOIR` samples (a uniform reservoir,
 seeded), so memory is bounded whatever the run's length. Without the
-variable nothing of this module runs: the app holds no recorder, and the
-only cost left is one context-variable read per database write
-(:func:`counts_as_write`).
+variable nothing of this module runs but what the database writes call: the
+app holds no recorder, and what is left is one context-variable read per
+write (:class:`WriteClock`) and, for a write whose players are told by the
+commit, a copy of its task's context (:func:`run_as`).
 
 Examples
 --------
@@ -69,7 +74,37 @@ SERIES = ("total", "write", "rest")
 FORMAT = 1
 
 _CURRENT: contextvars.ContextVar[Span | None] = contextvars.ContextVar("snlmarkov_web_span", default=None)
+#: the task a callback is running code for (:func:`run_as`), else None
+_RUNNING_AS: asyncio.Task[Any] | None = None
 T = TypeVar("T")
+
+
+def run_as(task: asyncio.Task[Any] | None, context: contextvars.Context, func: Callable[[], T]) -> T:
+    """Run ``func()`` in ``context`` (copied in ``task``) as part of ``task``'s work: a callback finishing what
+    the task queued (the frames it pushes belong to the message that task is handling).
+
+    Examples
+    --------
+    >>> async def main():
+    ...     task, ctx = asyncio.current_task(), contextvars.copy_context()
+    ...     loop = asyncio.get_running_loop()
+    ...     fut = loop.create_future()
+    ...     loop.call_soon(lambda: fut.set_result(run_as(task, ctx, lambda: _running_task() is task)))
+    ...     return await fut
+    >>> asyncio.run(main())
+    True
+    """
+    global _RUNNING_AS
+    outer, _RUNNING_AS = _RUNNING_AS, task
+    try:
+        return context.run(func)
+    finally:
+        _RUNNING_AS = outer
+
+
+def _running_task() -> asyncio.Task[Any] | None:
+    """The task whose work runs now: the one :func:`run_as` runs a callback for, else the current task."""
+    return _RUNNING_AS if _RUNNING_AS is not None else asyncio.current_task()
 
 
 def _cpu() -> float:
@@ -116,7 +151,7 @@ class Reservoir:
 class Span:
     """One message's time on the server: received, handled, and the frames it queued still unsent."""
 
-    __slots__ = ("recorder", "task", "received", "kind", "write", "pending", "handled", "last", "open")
+    __slots__ = ("recorder", "task", "received", "kind", "write", "pending", "frames", "handled", "last", "open")
 
     def __init__(self, recorder: Recorder, received: float) -> None:
         self.recorder, self.received = recorder, received
@@ -124,13 +159,14 @@ class Span:
         self.kind = "interrupted"  # until the handling returns its kind (it may raise, or be cancelled)
         self.write = 0.0  # seconds spent waiting for database writes
         self.pending = 0  # frames queued and not sent yet
+        self.frames = 0  # frames queued in all
         self.handled = False
         self.last = received  # when its last frame so far was sent
         self.open = True  # frames queued now belong to it
 
     def mine(self) -> bool:
-        """Whether what happens now is this message's handling (its own task, while it runs)."""
-        return self.open and self.task is asyncio.current_task()
+        """Whether what happens now is this message's handling (its own task, or a callback run for it)."""
+        return self.open and self.task is _running_task()
 
     def sent(self) -> None:
         self.pending -= 1
@@ -159,6 +195,7 @@ class TimedOutbox(asyncio.Queue):
         frame = Frame(text)
         frame.span = span
         span.pending += 1
+        span.frames += 1
         return frame
 
 
@@ -224,7 +261,8 @@ class Recorder:
         finally:
             _CURRENT.reset(token)
             span.open, span.handled = False, True
-            span.last = max(span.last, time.monotonic())
+            if not span.frames:  # it sent nothing: it ends when its handling does
+                span.last = max(span.last, time.monotonic())
             self.counts.setdefault(span.kind, [0, 0])[0] += 1
             self.counts[span.kind][1] += 1  # unfinished until its last frame is sent
             if span.pending == 0:
@@ -271,18 +309,37 @@ class Recorder:
         os.replace(tmp, self.path)
 
 
+class WriteClock:
+    """The time from now to :meth:`stop` (the first call) is the database's: a span open in this task adds it
+    to its ``write``; without one the clock does nothing.
+
+    Examples
+    --------
+    >>> WriteClock().stop()  # no span open: nothing counted
+    """
+
+    __slots__ = ("span", "start")
+
+    def __init__(self) -> None:
+        span = _CURRENT.get()
+        self.span = span if span is not None and span.mine() else None
+        self.start = time.monotonic() if self.span is not None else 0.0
+
+    def stop(self) -> None:
+        span, self.span = self.span, None
+        if span is not None:
+            span.write += time.monotonic() - self.start
+
+
 def counts_as_write(func: Callable[..., Awaitable[T]]) -> Callable[..., Coroutine[Any, Any, T]]:
     """Decorate a coroutine function whose time is the database's: a span open in this task adds it to ``write``."""
 
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> T:
-        span = _CURRENT.get()
-        if span is None or not span.mine():
-            return await func(*args, **kwargs)
-        start = time.monotonic()
+        clock = WriteClock()
         try:
             return await func(*args, **kwargs)
         finally:
-            span.write += time.monotonic() - start
+            clock.stop()
 
     return wrapper
