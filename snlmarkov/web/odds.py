@@ -114,18 +114,23 @@ class _Key:
 
 #: Most keys :func:`_key` remembers by the identity of their board and rules (then it starts again).
 _KEYS_KEPT = 1024
-_KEYS: dict[tuple[int, int, int, str], _Key] = {}
+_KEYS: dict[tuple[int, int, int, str], tuple[Board, Rules, _Key]] = {}
+#: the first key made of each table: equal keys made later are this one (a lookup finds it by identity)
+_EQUAL: dict[_Key, _Key] = {}
 
 
 def _key(board: Board, rules: Rules, players: int, mode: str) -> _Key:
-    """The key of a table; the same :class:`_Key` again for the same board and rules objects (a room's)."""
+    """The key of a table: one :class:`_Key` object for every equal board, rules, players and mode, found by
+    the identity of the board and rules objects (a room's) after the first time."""
     ident = (id(board), id(rules), int(players), mode)
-    key = _KEYS.get(ident)
-    if key is None or key.parts[0] is not board or key.parts[1] is not rules:  # an id reused by another object
+    entry = _KEYS.get(ident)
+    if entry is None or entry[0] is not board or entry[1] is not rules:  # an id reused by another object
         if len(_KEYS) >= _KEYS_KEPT:
             _KEYS.clear()
-        key = _KEYS[ident] = _Key(board, rules, players, mode)
-    return key
+            _EQUAL.clear()
+        fresh = _Key(board, rules, players, mode)
+        entry = _KEYS[ident] = (board, rules, _EQUAL.setdefault(fresh, fresh))
+    return entry[2]
 
 
 def nbytes(obj: Any, *, _seen: set[int] | None = None, _depth: int = 0) -> int:
