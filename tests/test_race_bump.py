@@ -507,6 +507,36 @@ def test_joint_tensor_products_in_its_buffers_equal_the_public_product(
     assert ((2, True) in kinds) == (columns == 32 and (players == 4 or row_columns == 1))
 
 
+@pytest.mark.parametrize("columns", [8192, 7])
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_rotating_turns_bump_slice_by_slice_gives_the_same_bits_as_after_the_turn(
+    monkeypatch: pytest.MonkeyPatch, players: int, columns: int
+) -> None:
+    """The rotating turn bumps each slice while it is in cache (``_bump_rows``): the same sums in the
+    same order as the whole tensor bumped after the turn (``_bump`` along the mover's last axis), to the
+    last bit, on a board where a token can be bumped on most squares, in slices of several rows or of one."""
+    import snlmarkov.races.joint as joint
+
+    monkeypatch.setattr(joint, "BLOCK_COLUMNS", columns)
+    board = Board(7, {2: 5, 6: 1})
+    rules = Rules.preset("family")
+    mover = JointMover.of(turn_model(board, rules), rules)
+    n, m = mover.n, players
+    assert joint.JointTensor(np.zeros(n**m), tuple(range(m)), (mover,) * m)._hit(mover).size >= n - 2
+    x = np.random.default_rng(5).random(n**m)
+    seat = m - 2  # the axis before the last: the rotating turn
+    new = joint.JointTensor(x.copy(), tuple(range(m)), (mover,) * m)
+    assert new._path(seat) == "rotating"
+    got = new.move(seat, ordered=False)
+    monkeypatch.setattr(joint.JointTensor, "_bump_rows", lambda *args: None)
+    old = joint.JointTensor(x.copy(), tuple(range(m)), (mover,) * m)
+    fin = np.empty((n ** (m - 2), n))
+    old._rotating_rows(mover, old.x.reshape(n ** (m - 2), n, n), fin)
+    old._bump(mover, m - 1)  # the tensor rotated: the mover's axis last
+    assert np.array_equal(new.x, old.spare) and np.array_equal(got, fin.reshape(-1))
+    assert not np.array_equal(new.x, np.zeros_like(new.x))
+
+
 def test_prefix_form_is_the_turn_on_prefix_sums() -> None:
     from snlmarkov.races.joint import prefix_form
 

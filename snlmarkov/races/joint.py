@@ -610,17 +610,15 @@ class JointTensor:
         # in cache), and the next turn's kernel, which adds to what is there, need not clear it again
         clear = path != "rotating" and self._path((k + 1) % m) == "rows"
         if path == "rotating":
-            self._rotating_rows(mover, x3, fin)
+            self._rotating_rows(mover, x3, fin)  # the bump too, slice by slice
             self.seats = self.seats[m - 1 :] + self.seats[: m - 1]
-            k_bump = m - 1
         else:
             if path == "rows":
                 self._whole_rows(mover, x3, fin, clear=clear)
             else:
                 self._sliced_rows(mover, x3, fin, clear=clear)
-            k_bump = k
-        if mover.bump:
-            self._bump(mover, k_bump)
+            if mover.bump:
+                self._bump(mover, k)
         self.x, self.spare = self.spare, self.x
         self._spare_zero, self._sum = clear, None
         if ordered and k:
@@ -661,6 +659,7 @@ class JointTensor:
         buf = self._buffer("part", n * rows * r)
         res_buf = self._buffer("result", (n + 1) * rows * r)
         out = self.spare.reshape(r, q, n)
+        hit = self._hit(mover) if mover.bump else None
         for a in range(0, q, rows):
             b = min(rows, q - a)
             part = buf[: n * b * r].reshape(n, b, r)
@@ -669,8 +668,42 @@ class JointTensor:
             if prefix:
                 _gather(flat, flat, prefix, False)  # the prefix sums in place
             res = product_into(a_mat, flat, res_buf).reshape(n + 1, b, r)
+            if hit is not None:
+                self._bump_rows(mover, res[:n], a, hit)
             np.copyto(out[:, a : a + b, :], res[:n].transpose(2, 1, 0))
             fin[a : a + b] = res[n]
+
+    def _hit(self, mover: JointMover) -> np.ndarray:
+        """The indices of the squares where the mover is bumped by a token resting there (:func:`bumps`)."""
+        sq = mover.squares
+        return np.flatnonzero(bumps(sq, sq, int(sq[mover.bump_index]), int(sq[-1]) + 1))
+
+    def _bump_rows(self, mover: JointMover, res: np.ndarray, a: int, hit: np.ndarray) -> None:
+        """The bump of :meth:`_bump` on one slice of the rotating turn, while it is in cache.
+
+        ``res`` is the slice ``(n, b, r)`` of the turn's result, the mover's
+        axis first, rows ``a .. a + b`` of the axes before the mover's and
+        the last axis (``r == n``) last. The tensor comes out with that last
+        axis first, then the axes before the mover's, then the mover's, so
+        :meth:`_bump` would go through the last axis first, then the others
+        in order: so does this, each entry given the same sums in the same
+        order (equal to the last bit).
+        """
+        n, m = self.n, self.m
+        bi = mover.bump_index
+        # the last axis on a square of ``hit``, the mover on the same square
+        res[bi, :, hit] += res[hit, :, hit]
+        res[hit, :, hit] = 0.0
+        on = np.zeros(n, dtype=bool)
+        on[hit] = True
+        row = np.arange(a, a + res.shape[1])
+        for d in range(m - 2):  # the axes before the mover's, in order: digit d of the row's index
+            t = (row // n ** (m - 3 - d)) % n
+            sel = np.flatnonzero(on[t])
+            if sel.size:
+                ts = t[sel]
+                res[bi, sel, :] += res[ts, sel, :]
+                res[ts, sel, :] = 0.0
 
     def _bump(self, mover: JointMover, k: int) -> None:
         """The bump after axis ``k``'s turn, in the spare buffer: the rule of :func:`bumps`, slab by slab.
@@ -683,8 +716,7 @@ class JointTensor:
         """
         n, m = self.n, self.m
         y = self.spare.reshape((n,) * m)
-        sq = mover.squares
-        hit = np.flatnonzero(bumps(sq, sq, int(sq[mover.bump_index]), int(sq[-1]) + 1))
+        hit = self._hit(mover)
         for axis in range(m):
             if axis == k:
                 continue
