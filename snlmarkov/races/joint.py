@@ -499,7 +499,8 @@ class JointTensor:
     (rotating), 0, 1, 2, ... and never rotated by a pass of their own.
     The turn acts on prefix sums of the mover's axis when that is cheaper
     (:func:`prefix_form`); the bump is the rule of :func:`bumps`, moved
-    slab by slab (:meth:`_bump`).
+    slab by slab after the turn (:meth:`_bump`), or, in the rotating turn,
+    slice by slice while each is in cache (:meth:`_bump_rows`).
 
     Parameters
     ----------
