@@ -130,17 +130,18 @@ class _Waiter:
 
     def resolve(self) -> None:
         """After the commit: run ``then`` if the write was made, and wake the task with True (``then`` ran), False
-        (it did not: the write is not done, or failed) or the exception ``then`` raised."""
+        (it did not: the write is not done, or failed) or the exception ``then`` raised (which never reaches the
+        commit: every waiter of a commit is resolved)."""
         if self.future.done():  # its task was cancelled
             return
-        outcome: bool | Exception = False
+        outcome: bool | BaseException = False
         item = self.item
         if self.then is not None and self.context is not None and item is not None and item.done.is_set():
             if not item.error:
                 try:
                     run_as(self.task, self.context, self.then)
                     outcome = True
-                except Exception as exc:  # raised in the task, as if it had called ``then`` itself
+                except BaseException as exc:  # raised in the task, as if it had called ``then`` itself
                     outcome = exc
         self.future.set_result(outcome)
 
@@ -153,7 +154,7 @@ _COMMITS: weakref.WeakKeyDictionary[GameStore, tuple[asyncio.AbstractEventLoop, 
 
 def _commit_soon(
     store: GameStore, item: PendingWrite | None = None, then: Callable[[], None] | None = None
-) -> asyncio.Future[bool | Exception]:
+) -> asyncio.Future[bool | BaseException]:
     """A future of the store's next commit on this loop: every write queued before it runs goes in it (group
     commit).
 
@@ -238,7 +239,7 @@ async def written(room: Room, queue: Callable[[], PendingWrite], then: Callable[
         raise
     finally:
         clock.stop()
-    if isinstance(outcome, Exception):
+    if isinstance(outcome, BaseException):
         raise outcome
     if outcome is not True:
         made()
