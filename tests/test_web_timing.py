@@ -395,12 +395,18 @@ def test_flush_now_never_waits_for_a_held_database(tmp_path):
     store.close()
 
 
+def _held_for_a_while(path, seconds: float = 0.3) -> sqlite3.Connection:
+    """Another connection holding the database ``path``, which lets go after ``seconds``."""
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    threading.Timer(seconds, lambda: other.execute("ROLLBACK")).start()
+    return other
+
+
 def test_a_write_the_loop_cannot_make_is_waited_for_in_a_thread(tmp_path):
     path = tmp_path / "g.sqlite"
     store = GameStore(path, timeout=5.0)
-    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    other.execute("BEGIN IMMEDIATE")
-    threading.Timer(0.3, lambda: other.execute("ROLLBACK")).start()  # the other writer lets go after 0.3 s
+    other = _held_for_a_while(path)
     room = _Room(store)
 
     async def main() -> int:
@@ -501,9 +507,7 @@ def test_a_then_that_raises_is_raised_by_its_write_alone(tmp_path):
 def test_then_waits_for_a_write_made_in_a_thread_and_is_not_called_for_a_failed_one(tmp_path):
     path = tmp_path / "g.sqlite"
     store = GameStore(path, timeout=5.0)
-    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    other.execute("BEGIN IMMEDIATE")
-    threading.Timer(0.3, lambda: other.execute("ROLLBACK")).start()
+    other = _held_for_a_while(path)
     room = _Room(store)
     seen: list[list[str]] = []
 
