@@ -318,8 +318,8 @@ def _groups(start: np.ndarray, end: np.ndarray, window: int) -> np.ndarray:
     return gid
 
 
-def _stacked(a: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-    """The diagonal blocks ``a[lo_g:hi_g, lo_g:hi_g]`` of every group as one block diagonal CSR, and their offsets."""
+def _stacked(a: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray) -> sp.csr_matrix:
+    """The diagonal blocks ``a[lo_g:hi_g, lo_g:hi_g]`` of every group as one block diagonal CSR, in order."""
     width = hi - lo
     off = np.zeros(width.size + 1, dtype=np.int64)
     np.cumsum(width, out=off[1:])
@@ -339,7 +339,7 @@ def _stacked(a: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray) -> tuple[sp.csr_m
     idx = (col[keep] - lo[g_e[keep]] + off[:-1][g_e[keep]]).astype(np.int32)
     m = sp.csr_matrix((a.data[entry[keep]], idx, kept.astype(np.int32)), shape=(n_rows, n_rows))
     m.has_sorted_indices = True
-    return m, off
+    return m
 
 
 #: A bin of groups (see :func:`_bins`) ends before a group with fewer columns than this share of its first
@@ -466,7 +466,7 @@ def _solve_stack(  # noqa: PLR0913, PLR0915
         at_col, y_col = c[local], np.arange(gk.size) - g_off[gk_g]
         y_row = row0[gk_g] + gk_y - g_lo[gk_g]
         for part, ll, ly in zip(bins, _split(bin_of[g_p], len(bins)), _split(bin_of[gk_g], len(bins))):
-            stack, _ = _stacked(a, g_lo[part], g_hi[part])
+            stack = _stacked(a, g_lo[part], g_hi[part])
             lu = factorize(stack)  # factors of the transpose: solves give rows G[y, :] on the stack
             n_cols = int(g_cols[part].max())
             step = max(1, _STACK_ENTRIES // stack.shape[0])  # columns per solve

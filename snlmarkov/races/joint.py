@@ -213,6 +213,13 @@ class JointMover:
                 self._tables[key] = k_mat
         return self._tables[key]
 
+    def _bumpable(self) -> np.ndarray:
+        """Whether the mover is bumped on each resting square by a token resting there (:func:`bumps`; cached)."""
+        if "bumpable" not in self._tables:
+            sq = self.squares
+            self._tables["bumpable"] = bumps(sq, sq, int(sq[self.bump_index]), int(sq[-1]) + 1)
+        return self._tables["bumpable"]
+
     def _axis_bump_table(self, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The bumped entries of an ``m``-token tensor whose axis ``k`` has moved: flat index, and index among the others.
 
@@ -226,8 +233,7 @@ class JointMover:
             n = self.n
             r = n ** (m - 1 - k)
             others = np.arange(n ** (m - 1), dtype=np.int64)
-            sq = self.squares
-            bumpable = bumps(sq, sq, int(sq[self.bump_index]), int(sq[-1]) + 1)
+            bumpable = self._bumpable()
             src, where = [], []
             for axis in range(m - 1):
                 held = (others // n ** (m - 2 - axis)) % n
@@ -660,7 +666,7 @@ class JointTensor:
         buf = self._buffer("part", n * rows * r)
         res_buf = self._buffer("result", (n + 1) * rows * r)
         out = self.spare.reshape(r, q, n)
-        hit = self._hit(mover) if mover.bump else None
+        hit = np.flatnonzero(mover._bumpable()) if mover.bump else None
         for a in range(0, q, rows):
             b = min(rows, q - a)
             part = buf[: n * b * r].reshape(n, b, r)
@@ -674,29 +680,23 @@ class JointTensor:
             np.copyto(out[:, a : a + b, :], res[:n].transpose(2, 1, 0))
             fin[a : a + b] = res[n]
 
-    def _hit(self, mover: JointMover) -> np.ndarray:
-        """The indices of the squares where the mover is bumped by a token resting there (:func:`bumps`)."""
-        sq = mover.squares
-        return np.flatnonzero(bumps(sq, sq, int(sq[mover.bump_index]), int(sq[-1]) + 1))
-
     def _bump_rows(self, mover: JointMover, res: np.ndarray, a: int, hit: np.ndarray) -> None:
         """The bump of :meth:`_bump` on one slice of the rotating turn, while it is in cache.
 
         ``res`` is the slice ``(n, b, r)`` of the turn's result, the mover's
         axis first, rows ``a .. a + b`` of the axes before the mover's and
-        the last axis (``r == n``) last. The tensor comes out with that last
+        the last axis (``r == n``) last; ``hit`` the squares where the mover
+        is bumped (:meth:`JointMover._bumpable`). The tensor comes out with that last
         axis first, then the axes before the mover's, then the mover's, so
         :meth:`_bump` would go through the last axis first, then the others
         in order: so does this, each entry given the same sums in the same
         order (equal to the last bit).
         """
         n, m = self.n, self.m
-        bi = mover.bump_index
+        bi, on = mover.bump_index, mover._bumpable()
         # the last axis on a square of ``hit``, the mover on the same square
         res[bi, :, hit] += res[hit, :, hit]
         res[hit, :, hit] = 0.0
-        on = np.zeros(n, dtype=bool)
-        on[hit] = True
         row = np.arange(a, a + res.shape[1])
         for d in range(m - 2):  # the axes before the mover's, in order: digit d of the row's index
             t = (row // n ** (m - 3 - d)) % n
@@ -717,7 +717,7 @@ class JointTensor:
         """
         n, m = self.n, self.m
         y = self.spare.reshape((n,) * m)
-        hit = self._hit(mover)
+        hit = np.flatnonzero(mover._bumpable())
         for axis in range(m):
             if axis == k:
                 continue

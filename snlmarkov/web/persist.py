@@ -123,7 +123,7 @@ class _Waiter:
 
     __slots__ = ("future", "item", "then", "task", "context")
 
-    def __init__(self, future: asyncio.Future[Any], item: PendingWrite | None, then: Callable[[], None] | None) -> None:
+    def __init__(self, future: asyncio.Future[Any], item: PendingWrite, then: Callable[[], None] | None) -> None:
         self.future, self.item, self.then = future, item, then
         self.task = asyncio.current_task()
         self.context = contextvars.copy_context() if then is not None else None
@@ -135,14 +135,13 @@ class _Waiter:
         if self.future.done():  # its task was cancelled
             return
         outcome: bool | BaseException = False
-        item = self.item
-        if self.then is not None and self.context is not None and item is not None and item.done.is_set():
-            if not item.error:
-                try:
-                    run_as(self.task, self.context, self.then)
-                    outcome = True
-                except BaseException as exc:  # raised in the task, as if it had called ``then`` itself
-                    outcome = exc
+        made = self.item.done.is_set() and not self.item.error
+        if made and self.then is not None and self.context is not None:
+            try:
+                run_as(self.task, self.context, self.then)
+                outcome = True
+            except BaseException as exc:  # raised in the task, as if it had called ``then`` itself
+                outcome = exc
         self.future.set_result(outcome)
 
 
@@ -153,7 +152,7 @@ _COMMITS: weakref.WeakKeyDictionary[GameStore, tuple[asyncio.AbstractEventLoop, 
 
 
 def _commit_soon(
-    store: GameStore, item: PendingWrite | None = None, then: Callable[[], None] | None = None
+    store: GameStore, item: PendingWrite, then: Callable[[], None] | None = None
 ) -> asyncio.Future[bool | BaseException]:
     """A future of the store's next commit on this loop: every write queued before it runs goes in it (group
     commit).

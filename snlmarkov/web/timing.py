@@ -9,9 +9,9 @@ returned) to the moment the last frame it caused has been sent (the last
 went to; for a message that caused none, the moment its handling returned).
 The time the handling spent waiting for the database (the write made before
 a turn is broadcast, queueing for the store included, until the write is on
-disk) is kept apart (:class:`WriteClock`). The pauses of the cyclic garbage collector, which stop the event loop,
-are timed too, by generation (:meth:`Recorder.watch_collector`, through
-:data:`gc.callbacks`). At the app's shutdown the figures are written to that
+disk) is kept apart (:class:`WriteClock`). The pauses of the cyclic garbage
+collector, which stop the event loop, are timed too, by generation
+(:meth:`Recorder.watch_collector`, through :data:`gc.callbacks`). At the app's shutdown the figures are written to that
 file as JSON (:meth:`Recorder.write`).
 
 How a frame is tied to its message: :meth:`Recorder.measure` runs the
@@ -50,14 +50,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import gc
 import json
 import os
 import random
 import resource
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -329,17 +328,3 @@ class WriteClock:
         span, self.span = self.span, None
         if span is not None:
             span.write += time.monotonic() - self.start
-
-
-def counts_as_write(func: Callable[..., Awaitable[T]]) -> Callable[..., Coroutine[Any, Any, T]]:
-    """Decorate a coroutine function whose time is the database's: a span open in this task adds it to ``write``."""
-
-    @functools.wraps(func)
-    async def wrapper(*args: Any, **kwargs: Any) -> T:
-        clock = WriteClock()
-        try:
-            return await func(*args, **kwargs)
-        finally:
-            clock.stop()
-
-    return wrapper
