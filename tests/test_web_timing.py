@@ -355,7 +355,13 @@ class _Room:
         self.told.append(message)
 
 
-def test_rooms_writing_in_one_pass_of_the_loop_share_one_commit_on_the_loop(tmp_path):
+@pytest.fixture
+def one_group(monkeypatch):
+    """Every write queued in one pass of the loop goes in one group commit, however slow the machine."""
+    monkeypatch.setattr(persist, "GROUP_WAIT", 3600.0)
+
+
+def test_rooms_writing_in_one_pass_of_the_loop_share_one_commit_on_the_loop(tmp_path, one_group):
     store = GameStore(tmp_path / "g.sqlite")
     commits: list[str] = []  # the thread of each commit
     store._db.set_trace_callback(
@@ -422,7 +428,7 @@ def test_a_write_the_loop_cannot_make_is_waited_for_in_a_thread(tmp_path):
 def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_path):
     store = GameStore(tmp_path / "g.sqlite")
     old = asyncio.new_event_loop()
-    persist._COMMITS[store] = (old, [old.create_future()])  # a loop closed before its commit ran
+    persist._GROUPS[store] = persist._Group(store, old)  # a loop closed before its commit ran
     old.close()
     room = _Room(store)
 
@@ -434,7 +440,7 @@ def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_p
     store.close()
 
 
-def test_a_write_cancelled_while_it_waits_for_the_commit_leaves_the_others_theirs(tmp_path):
+def test_a_write_cancelled_while_it_waits_for_the_commit_leaves_the_others_theirs(tmp_path, one_group):
     store = GameStore(tmp_path / "g.sqlite")
     rooms = [_Room(store), _Room(store)]
 
@@ -458,7 +464,7 @@ def test_a_write_cancelled_while_it_waits_for_the_commit_leaves_the_others_their
     store.close()
 
 
-def test_each_writes_then_runs_in_the_commit_in_order_before_any_task_wakes(tmp_path):
+def test_each_writes_then_runs_in_the_commit_in_order_before_any_task_wakes(tmp_path, one_group):
     """What a turn tells is sent by the commit that wrote it, a pass of the loop before its task wakes."""
     store = GameStore(tmp_path / "g.sqlite")
     rooms = [_Room(store) for _ in range(4)]
@@ -481,7 +487,7 @@ def test_each_writes_then_runs_in_the_commit_in_order_before_any_task_wakes(tmp_
     store.close()
 
 
-def test_a_then_that_raises_is_raised_by_its_write_alone(tmp_path):
+def test_a_then_that_raises_is_raised_by_its_write_alone(tmp_path, one_group):
     store = GameStore(tmp_path / "g.sqlite")
     rooms = [_Room(store), _Room(store)]
     told: list[int] = []
@@ -502,6 +508,35 @@ def test_a_then_that_raises_is_raised_by_its_write_alone(tmp_path):
     assert isinstance(first, RuntimeError) and "planted" in str(first) and second == 0 and told == [1]
     assert rooms[0].saving == "ok"  # the write was made: its failure is not the store's
     assert sorted(r.id for r in store.open_rooms()) == ["r0", "r1"]
+    store.close()
+
+
+def test_a_write_queued_long_after_its_groups_first_commits_the_group_at_once(tmp_path):
+    """A pass of the loop that handles much work makes several commits: no write waits for the whole pass."""
+    store = GameStore(tmp_path / "g.sqlite")
+    commits: list[str] = []
+    store._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    log: list[tuple] = []
+
+    async def main() -> None:
+        first = store.save_room_later(RoomRow("r0", "playing", "{}"))
+        persist._commit_soon(store, first, lambda: log.append(("then", 0, len(commits))))
+        second = store.save_room_later(RoomRow("r1", "playing", "{}"))
+        persist._commit_soon(store, second, lambda: log.append(("then", 1, len(commits))))  # within GROUP_WAIT
+        assert not first.done.is_set() and commits == []
+        time.sleep(2 * persist.GROUP_WAIT)  # a long handling in the same pass
+        third = store.save_room_later(RoomRow("r2", "playing", "{}"))
+        told = persist._commit_soon(store, third, lambda: log.append(("then", 2, len(commits))))
+        # the three in one commit, made by the third write's caller before it returns
+        assert third.done.is_set() and commits == ["COMMIT"] and told.done() and told.result() is True
+        assert log == [("then", 0, 1), ("then", 1, 1), ("then", 2, 1)]
+        fourth = store.save_room_later(RoomRow("r3", "playing", "{}"))  # a new group, committed after the pass
+        assert await persist._commit_soon(store, fourth) is False and fourth.done.is_set()
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert commits == ["COMMIT", "COMMIT"]
+    assert sorted(r.id for r in store.open_rooms()) == ["r0", "r1", "r2", "r3"]
     store.close()
 
 

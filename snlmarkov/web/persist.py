@@ -55,6 +55,9 @@ log = logging.getLogger("snlmarkov.web")
 STATE_FORMAT = 1
 #: seconds a write may take before the room tells its players that writing is behind
 BEHIND_AFTER = 1.0
+#: seconds the first write of a group commit waits for the writes queued after it: a write queued later
+#: commits the group at once (see :func:`_commit_soon`)
+GROUP_WAIT = 0.001
 
 
 def digest(secret: str) -> str:
@@ -145,48 +148,67 @@ class _Waiter:
         self.future.set_result(outcome)
 
 
-#: the commit each store has scheduled on the running loop: its loop and the writes waiting for it
-_COMMITS: weakref.WeakKeyDictionary[GameStore, tuple[asyncio.AbstractEventLoop, list[_Waiter]]] = (
-    weakref.WeakKeyDictionary()
-)
+class _Group:
+    """The writes of one group commit of a store on a loop: their waiters, and when the first was queued."""
+
+    __slots__ = ("store", "loop", "waiters", "since", "done")
+
+    def __init__(self, store: GameStore, loop: asyncio.AbstractEventLoop) -> None:
+        self.store, self.loop = store, loop
+        self.waiters: list[_Waiter] = []
+        self.since = loop.time()
+        self.done = False
+
+    def commit(self) -> None:
+        """Write the group's writes in one transaction and resolve their waiters, in order (once: later calls
+        do nothing)."""
+        if self.done:
+            return
+        self.done = True
+        if _GROUPS.get(self.store) is self:  # writes queued from here on go in the next group
+            del _GROUPS[self.store]
+        try:
+            self.store.flush_now()
+        except Exception:  # the writes stay queued: their callers wait for them in a thread
+            log.exception("the game store could not be written from the event loop")
+        finally:
+            for w in self.waiters:
+                w.resolve()
+
+
+#: the group each store is gathering on the running loop (its commit scheduled just after this pass)
+_GROUPS: weakref.WeakKeyDictionary[GameStore, _Group] = weakref.WeakKeyDictionary()
 
 
 def _commit_soon(
     store: GameStore, item: PendingWrite, then: Callable[[], None] | None = None
 ) -> asyncio.Future[bool | BaseException]:
-    """A future of the store's next commit on this loop: every write queued before it runs goes in it (group
-    commit).
+    """A future of the commit of ``item``: every write queued on this loop from the first of its group on goes in
+    it (group commit).
 
-    Each caller gets a future of its own, which the commit completes
-    directly: a caller cancelled meanwhile cancels only its own (the commit
-    still runs for the others). Its ``then`` (for its write ``item``) is
-    run by the commit, in order, as soon as the write is on disk, rather
-    than in the next pass of the loop, where the caller's task wakes:
-    what a turn tells its players goes out a pass sooner. The future's
-    result says whether ``then`` ran (see :meth:`_Waiter.resolve`).
+    The group's commit runs just after the pass of the loop in which its
+    first write was queued, or sooner: a write queued more than
+    :data:`GROUP_WAIT` seconds after the group's first commits the group
+    at once, itself included, in its own task (a pass that handles many
+    messages then makes several commits, and no write waits for all of
+    the pass's work). Each caller gets a future of its own, which the
+    commit completes directly: a caller cancelled meanwhile cancels only
+    its own (the commit still runs for the others). Its ``then`` (for its
+    write ``item``) is run by the commit, in order, as soon as the write
+    is on disk, rather than in the next pass of the loop, where the
+    caller's task wakes: what a turn tells its players goes out a pass
+    sooner. The future's result says whether ``then`` ran (see
+    :meth:`_Waiter.resolve`).
     """
     loop = asyncio.get_running_loop()
     waiter = _Waiter(loop.create_future(), item, then)
-    scheduled = _COMMITS.get(store)
-    if scheduled is not None and scheduled[0] is loop:  # not one a closed loop left behind
-        scheduled[1].append(waiter)
-        return waiter.future
-    waiters = [waiter]
-    _COMMITS[store] = (loop, waiters)
-
-    def commit() -> None:
-        entry = _COMMITS.get(store)
-        if entry is not None and entry[1] is waiters:  # writes queued from here on wait for the next commit
-            del _COMMITS[store]
-        try:
-            store.flush_now()
-        except Exception:  # the writes stay queued: their callers wait for them in a thread
-            log.exception("the game store could not be written from the event loop")
-        finally:
-            for w in waiters:
-                w.resolve()
-
-    loop.call_soon(commit)
+    group = _GROUPS.get(store)
+    if group is None or group.loop is not loop:  # not one a closed loop left behind
+        group = _GROUPS[store] = _Group(store, loop)
+        loop.call_soon(group.commit)
+    group.waiters.append(waiter)
+    if loop.time() - group.since > GROUP_WAIT:
+        group.commit()
     return waiter.future
 
 
@@ -196,8 +218,10 @@ async def written(room: Room, queue: Callable[[], PendingWrite], then: Callable[
 
     The writes of every room queued in one pass of the event loop are
     committed together, on the loop, just after it (``GameStore.flush_now``:
-    it never waits for a lock), and the ``then`` of each write made there is
-    called by the commit itself, in the order they were queued. If that
+    it never waits for a lock), or, in a pass long enough, in groups of the
+    writes queued within :data:`GROUP_WAIT` of each group's first; the
+    ``then`` of each write made there is called by the commit itself, in
+    the order they were queued. If that
     cannot be done (another connection holds the database, or a thread holds
     the store's connection) the write is waited for in a worker thread with
     the store's retries, and ``then`` called once it is made; if that takes
