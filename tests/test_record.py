@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snlmarkov import Board, BoardError, Game, GameError, GameRecord, RuleError, Rules, Seat
-from snlmarkov.game.events import EVENT_TYPES, Bump, Move, Roll, event_from_dict
+from snlmarkov.game.events import EVENT_TYPES, Bump, Move, Roll, Skip, event_from_dict
 from snlmarkov.game.record import TurnSummary
 
 
@@ -197,6 +197,17 @@ def test_records_are_frozen_and_checked():
         TurnSummary(turn=0, seat=0, start=0, end=3, end_before_bump=4, rolls=(4,), bumped=False, skipped=False)
     with pytest.raises(GameError, match="skipped turn"):
         TurnSummary(turn=0, seat=0, start=0, end=0, end_before_bump=0, rolls=(4,), bumped=False, skipped=True)
+    # the same check on a record's log, whose turns are summarised without the type checks
+    board, rules = Board(10), Rules()
+    roll, skip = Roll(seat=0, turn=0, value=4, capped=False), Skip(seat=0, turn=0)
+    with pytest.raises(GameError, match="skipped turn"):
+        GameRecord(board, rules, (Seat("Ann", "red"),), "classic", (roll, skip), (4,), (0,), ())
+    plain = GameRecord(
+        board, rules, (Seat("Ann", "red"),), "classic", (roll, Move(seat=0, turn=0, start=0, end=4)), (4,), (4,), ()
+    )
+    assert plain.turns() == (
+        TurnSummary(turn=0, seat=0, start=0, end=4, end_before_bump=4, rolls=(4,), bumped=False, skipped=False),
+    )
 
 
 # ---------------------------------------------------------------- every game, checked turn by turn

@@ -85,8 +85,12 @@ def canonical_json(data: Mapping[str, Any]) -> bytes:
     >>> canonical_json({"b": [1, 2], "a": "é", "signature": "ff"})
     b'{"a":"\\xc3\\xa9","b":[1,2]}'
     """
-    plain = json.loads(json.dumps({k: v for k, v in data.items() if k != "signature"}))
-    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _canonical_of(json.dumps({k: v for k, v in data.items() if k != "signature"}))
+
+
+def _canonical_of(text: str) -> bytes:
+    """:func:`canonical_json` of the data whose JSON is ``text`` (``json.dumps`` of it, no signature)."""
+    return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def _check_key(key: Any) -> bytes:
@@ -159,8 +163,35 @@ class TurnSummary:
                 raise GameError(f"TurnSummary.{name} must be True or False")
         if not self.bumped and self.end != self.end_before_bump:
             raise GameError("TurnSummary: end differs from end_before_bump without a bump")
-        if self.skipped and (self.rolls or self.bumped or self.start != self.end):
-            raise GameError("TurnSummary: a skipped turn has no rolls and no move")
+        _check_skip(self.skipped, self.rolls, self.bumped, self.start, self.end)
+
+    @classmethod
+    def _walked(
+        cls, turn: int, seat: int, start: int, end: int, before_bump: int, rolls: tuple[int, ...], skipped: bool
+    ) -> TurnSummary:
+        """The summary of a turn walked by :func:`_summarise` (``before_bump`` -1: no bump), from events that
+        were validated when made (their squares and rolls are integers >= 0): only the turn's consistency is
+        checked."""
+        bumped = before_bump >= 0
+        _check_skip(skipped, rolls, bumped, start, end)
+        self = object.__new__(cls)
+        for name, value in (
+            ("turn", turn),
+            ("seat", seat),
+            ("start", start),
+            ("end", end),
+            ("end_before_bump", before_bump if bumped else end),
+            ("rolls", rolls),
+            ("bumped", bumped),
+            ("skipped", skipped),
+        ):
+            object.__setattr__(self, name, value)
+        return self
+
+
+def _check_skip(skipped: bool, rolls: tuple[int, ...], bumped: bool, start: int, end: int) -> None:
+    if skipped and (rolls or bumped or start != end):
+        raise GameError("TurnSummary: a skipped turn has no rolls and no move")
 
 
 @dataclass(frozen=True)
@@ -408,18 +439,26 @@ class GameRecord:
         >>> record.signed_json(key, online=True) == record.signed(key, online=True).to_json()
         True
         """
-        return json.dumps(self._signed_data(key, online))
+        key = _check_key(key)
+        text = json.dumps(self._unsigned_data(online))  # the JSON that is signed, read back once
+        signature = hmac.new(key, _canonical_of(text), hashlib.sha256).hexdigest()
+        return f'{text[:-1]}, "signature": "{signature}"}}'  # last, as to_dict places it
 
     def _signed_data(self, key: bytes, online: bool | None) -> dict[str, Any]:
         """What :meth:`to_dict` gives the record marked ``online`` (None: as it is) and signed with ``key``."""
         key = _check_key(key)
+        data = self._unsigned_data(online)
+        data["signature"] = _hmac(key, data)  # last, as to_dict places it
+        return data
+
+    def _unsigned_data(self, online: bool | None) -> dict[str, Any]:
+        """What :meth:`to_dict` gives the record marked ``online`` (None: as it is), without its signature."""
         online = self.online if online is None else bool(online)
         data = self.to_dict()  # the data of this record marked ``online`` (the signature is not signed):
         data.pop("online", None)  # what to_dict gives the marked record, without building it first
         data.pop("signature", None)
         if online:
             data["online"] = True
-        data["signature"] = _hmac(key, data)  # last, as to_dict places it
         return data
 
     def signature_matches(self, key: bytes) -> bool:
@@ -681,17 +720,5 @@ def _summarise(  # noqa: C901
             elif isinstance(event, Skip):
                 skipped = True
         positions[seat] = position
-        bumped = before_bump >= 0
-        turns.append(
-            TurnSummary(
-                turn=turn,
-                seat=seat,
-                start=start,
-                end=position,
-                end_before_bump=before_bump if bumped else position,
-                rolls=tuple(rolls),
-                bumped=bumped,
-                skipped=skipped,
-            )
-        )
+        turns.append(TurnSummary._walked(turn, seat, start, position, before_bump, tuple(rolls), skipped))
     return tuple(turns), tuple(positions), tuple(finished)
