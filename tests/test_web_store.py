@@ -380,12 +380,12 @@ def test_the_log_is_copied_into_the_database_only_after_wal_checkpoint_pages(tmp
     from snlmarkov.web.store import RoomRow
 
     store = GameStore(tmp_path / "g.sqlite")
-    for turn in range(1_000):  # rows of 3 overflow pages and more, each new: over 2,000 pages of log in all,
-        state = json.dumps({"turn": turn, "pad": "x" * 12_000})  # past SQLite's own default of 1,000
+    for turn in range(1_000):  # rows of 12 KB, each new: over 1,500 pages of log in all, past SQLite's
+        state = json.dumps({"turn": turn, "pad": "x" * 12_000})  # own default of 1,000
         store.save_room(RoomRow(f"r{turn % 7}", "playing", state, ((turn, "[]"),)))
     other = sqlite3.connect(tmp_path / "g.sqlite")
     busy, frames, copied = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == store_module.WAL_CHECKPOINT_PAGES
-    assert busy == 0 and 1_500 < frames < store_module.WAL_CHECKPOINT_PAGES and copied == frames  # none copied before
+    assert busy == 0 and 1_500 < frames < store_module.WAL_CHECKPOINT_PAGES and copied == frames  # never copied and reset until now
     other.close()
     store.close()
