@@ -428,7 +428,7 @@ def test_a_write_the_loop_cannot_make_is_waited_for_in_a_thread(tmp_path):
 def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_path):
     store = GameStore(tmp_path / "g.sqlite")
     old = asyncio.new_event_loop()
-    persist._GROUPS[store] = persist._Group(store, old)  # a loop closed before its commit ran
+    persist._GROUPS[store] = persist._Group(old)  # a loop closed before its commit ran
     old.close()
     room = _Room(store)
 
@@ -438,6 +438,21 @@ def test_a_commit_left_pending_by_a_closed_loop_is_not_awaited_by_the_next(tmp_p
     assert asyncio.run(main()) == 0
     assert room.saving == "ok" and [r.id for r in store.open_rooms()] == ["r1"]
     store.close()
+
+
+def test_a_group_a_closed_loop_never_committed_does_not_keep_its_store_alive(tmp_path):
+    import gc
+    import weakref
+
+    store = GameStore(tmp_path / "g.sqlite")
+    old = asyncio.new_event_loop()
+    persist._GROUPS[store] = persist._Group(old)
+    old.close()
+    store.close()
+    gone = weakref.ref(store)
+    del store
+    gc.collect()
+    assert gone() is None
 
 
 def test_a_write_cancelled_while_it_waits_for_the_commit_leaves_the_others_theirs(tmp_path, one_group):

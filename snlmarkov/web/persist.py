@@ -149,26 +149,31 @@ class _Waiter:
 
 
 class _Group:
-    """The writes of one group commit of a store on a loop: their waiters, and when the first was queued."""
+    """The writes of one group commit of a store on a loop: their waiters, and when the first was queued.
 
-    __slots__ = ("store", "loop", "waiters", "since", "done")
+    It does not hold its store (the key it is kept under in :data:`_GROUPS`,
+    which holds stores weakly): a group a closed loop never committed does
+    not keep its store alive.
+    """
 
-    def __init__(self, store: GameStore, loop: asyncio.AbstractEventLoop) -> None:
-        self.store, self.loop = store, loop
+    __slots__ = ("loop", "waiters", "since", "done")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
         self.waiters: list[_Waiter] = []
         self.since = loop.time()
         self.done = False
 
-    def commit(self) -> None:
-        """Write the group's writes in one transaction and resolve their waiters, in order (once: later calls
-        do nothing)."""
+    def commit(self, store: GameStore) -> None:
+        """Write the group's writes to ``store`` in one transaction and resolve their waiters, in order (once:
+        later calls do nothing)."""
         if self.done:
             return
         self.done = True
-        if _GROUPS.get(self.store) is self:  # writes queued from here on go in the next group
-            del _GROUPS[self.store]
+        if _GROUPS.get(store) is self:  # writes queued from here on go in the next group
+            del _GROUPS[store]
         try:
-            self.store.flush_now()
+            store.flush_now()
         except Exception:  # the writes stay queued: their callers wait for them in a thread
             log.exception("the game store could not be written from the event loop")
         finally:
@@ -204,11 +209,11 @@ def _commit_soon(
     waiter = _Waiter(loop.create_future(), item, then)
     group = _GROUPS.get(store)
     if group is None or group.loop is not loop:  # not one a closed loop left behind
-        group = _GROUPS[store] = _Group(store, loop)
-        loop.call_soon(group.commit)
+        group = _GROUPS[store] = _Group(loop)
+        loop.call_soon(group.commit, store)
     group.waiters.append(waiter)
     if loop.time() - group.since > GROUP_WAIT:
-        group.commit()
+        group.commit(store)
     return waiter.future
 
 

@@ -11,8 +11,9 @@ The time the handling spent waiting for the database (the write made before
 a turn is broadcast, queueing for the store included, until the write is on
 disk) is kept apart (:class:`WriteClock`). The pauses of the cyclic garbage
 collector, which stop the event loop, are timed too, by generation
-(:meth:`Recorder.watch_collector`, through :data:`gc.callbacks`). At the app's shutdown the figures are written to that
-file as JSON (:meth:`Recorder.write`).
+(:meth:`Recorder.watch_collector`, through :data:`gc.callbacks`). At the
+app's shutdown the figures are written to that file as JSON
+(:meth:`Recorder.write`).
 
 How a frame is tied to its message: :meth:`Recorder.measure` runs the
 handling with the message's :class:`Span` in a context variable;
