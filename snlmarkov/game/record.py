@@ -100,7 +100,12 @@ def _check_key(key: Any) -> bytes:
 
 
 def _hmac(key: bytes, data: Mapping[str, Any]) -> str:
-    return hmac.new(key, canonical_json(data), hashlib.sha256).hexdigest()
+    return _sign(key, canonical_json(data))
+
+
+def _sign(key: bytes, canonical: bytes) -> str:
+    """The signature of a record whose canonical JSON is ``canonical``: HMAC-SHA256 with ``key``, in hex."""
+    return hmac.new(key, canonical, hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -441,7 +446,7 @@ class GameRecord:
         """
         key = _check_key(key)
         text = json.dumps(self._unsigned_data(online))  # the JSON that is signed, read back once
-        signature = hmac.new(key, _canonical_of(text), hashlib.sha256).hexdigest()
+        signature = _sign(key, _canonical_of(text))
         return f'{text[:-1]}, "signature": "{signature}"}}'  # last, as to_dict places it
 
     def _signed_data(self, key: bytes, online: bool | None) -> dict[str, Any]:
